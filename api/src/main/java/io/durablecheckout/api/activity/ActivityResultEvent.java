@@ -1,0 +1,26 @@
+package io.durablecheckout.api.activity;
+
+import io.durablecheckout.api.values.CheckoutId;
+import io.durablecheckout.api.values.FencingToken;
+import io.durablecheckout.api.values.OperationId;
+import io.durablecheckout.api.values.Step;
+
+/**
+ * What an activity service reports after performing (or refusing) a side effect. Published by the service in the
+ * same transaction as its own resource write, so the report exists if and only if the write does.
+ */
+public sealed interface ActivityResultEvent permits
+        StockReservationSucceededEvent,
+        StockReservationRejectedEvent,
+        PaymentAuthorizationSucceededEvent,
+        ReceiptDeliverySucceededEvent,
+        StaleOwnerRejectedEvent {
+
+    CheckoutId checkoutId();
+
+    OperationId operationId();
+
+    FencingToken fencingToken();
+
+    Step step();
+}

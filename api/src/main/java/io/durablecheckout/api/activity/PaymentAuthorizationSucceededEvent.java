@@ -1,0 +1,15 @@
+package io.durablecheckout.api.activity;
+
+import io.durablecheckout.api.values.CheckoutId;
+import io.durablecheckout.api.values.FencingToken;
+import io.durablecheckout.api.values.OperationId;
+import io.durablecheckout.api.values.Step;
+
+public record PaymentAuthorizationSucceededEvent(CheckoutId checkoutId, OperationId operationId,
+                                                 FencingToken fencingToken, String providerReference)
+        implements ActivityResultEvent {
+    @Override
+    public Step step() {
+        return Step.AUTHORIZE_PAYMENT;
+    }
+}

@@ -1,0 +1,7 @@
+package io.durablecheckout.api.checkout;
+
+/** Why a checkout ended cancelled. Every terminal state has a reason. */
+public enum CancellationReason {
+    OUT_OF_STOCK,
+    UNKNOWN_SKU
+}

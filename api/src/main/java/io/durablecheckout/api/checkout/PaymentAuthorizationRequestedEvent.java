@@ -1,0 +1,16 @@
+package io.durablecheckout.api.checkout;
+
+import io.durablecheckout.api.values.CheckoutId;
+import io.durablecheckout.api.values.Lease;
+import io.durablecheckout.api.values.Money;
+import io.durablecheckout.api.values.Step;
+import io.durablecheckout.api.values.TenantId;
+
+public record PaymentAuthorizationRequestedEvent(CheckoutId checkoutId, TenantId tenantId, Money amount,
+                                                 String paymentToken, Lease lease)
+        implements CheckoutEvent, ActivityIntent {
+    @Override
+    public Step step() {
+        return Step.AUTHORIZE_PAYMENT;
+    }
+}

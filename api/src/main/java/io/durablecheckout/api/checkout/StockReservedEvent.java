@@ -1,0 +1,9 @@
+package io.durablecheckout.api.checkout;
+
+import io.durablecheckout.api.values.CheckoutId;
+import io.durablecheckout.api.values.FencingToken;
+import io.durablecheckout.api.values.OperationId;
+
+public record StockReservedEvent(CheckoutId checkoutId, OperationId operationId, FencingToken fencingToken)
+        implements CheckoutEvent {
+}

@@ -1,0 +1,16 @@
+package io.durablecheckout.api.command;
+
+import io.durablecheckout.api.values.CheckoutId;
+import io.durablecheckout.api.values.LineItem;
+import io.durablecheckout.api.values.Money;
+import io.durablecheckout.api.values.TenantId;
+import org.axonframework.modelling.command.TargetAggregateIdentifier;
+
+import java.time.Instant;
+import java.util.List;
+
+public record StartCheckoutCommand(@TargetAggregateIdentifier CheckoutId checkoutId, TenantId tenantId,
+                                   List<LineItem> items, Money amount, String paymentToken, String customerEmail,
+                                   String idempotencyKey, String requestFingerprint, Instant requestedAt)
+        implements CheckoutCommand {
+}

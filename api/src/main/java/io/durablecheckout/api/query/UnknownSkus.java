@@ -1,0 +1,8 @@
+package io.durablecheckout.api.query;
+
+import io.durablecheckout.api.values.Sku;
+
+import java.util.List;
+
+public record UnknownSkus(List<Sku> skus) {
+}
