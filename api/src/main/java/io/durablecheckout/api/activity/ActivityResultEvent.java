@@ -8,12 +8,21 @@ import io.durablecheckout.api.values.Step;
 /**
  * What an activity service reports after performing (or refusing) a side effect. Published by the service in the
  * same transaction as its own resource write, so the report exists if and only if the write does.
+ * {@code operationId} and {@code fencingToken} are those of the intent the worker executed.
  */
 public sealed interface ActivityResultEvent permits
         StockReservationSucceededEvent,
         StockReservationRejectedEvent,
+        StockReleaseSucceededEvent,
         PaymentAuthorizationSucceededEvent,
+        PaymentAuthorizationDeclinedEvent,
+        PaymentAuthorizationOutcomeUnknownEvent,
+        PaymentLookupAnsweredEvent,
+        PaymentVoidSucceededEvent,
+        PaymentRefundSucceededEvent,
         ReceiptDeliverySucceededEvent,
+        CancellationNoticeDeliverySucceededEvent,
+        ActivityAttemptFailedEvent,
         StaleOwnerRejectedEvent {
 
     CheckoutId checkoutId();

@@ -1,0 +1,14 @@
+package io.durablecheckout.api.activity;
+
+import io.durablecheckout.api.values.CheckoutId;
+import io.durablecheckout.api.values.FencingToken;
+import io.durablecheckout.api.values.OperationId;
+import io.durablecheckout.api.values.Step;
+
+public record CancellationNoticeDeliverySucceededEvent(CheckoutId checkoutId, OperationId operationId, FencingToken fencingToken)
+        implements ActivityResultEvent {
+    @Override
+    public Step step() {
+        return Step.SEND_CANCELLATION_NOTICE;
+    }
+}

@@ -1,0 +1,14 @@
+package io.durablecheckout.api.activity;
+
+import io.durablecheckout.api.values.CheckoutId;
+import io.durablecheckout.api.values.FencingToken;
+import io.durablecheckout.api.values.OperationId;
+import io.durablecheckout.api.values.Step;
+
+public record PaymentAuthorizationDeclinedEvent(CheckoutId checkoutId, OperationId operationId, FencingToken fencingToken, String reason)
+        implements ActivityResultEvent {
+    @Override
+    public Step step() {
+        return Step.AUTHORIZE_PAYMENT;
+    }
+}

@@ -1,0 +1,7 @@
+package io.durablecheckout.api.checkout;
+
+import io.durablecheckout.api.values.CheckoutId;
+
+/** An operator's decision with evidence; who and when travel in the message metadata. */
+public record ManualReviewResolvedEvent(CheckoutId checkoutId, ManualResolution resolution, String providerReference, String note) implements CheckoutEvent {
+}

@@ -1,0 +1,16 @@
+package io.durablecheckout.api.checkout;
+
+import io.durablecheckout.api.values.CheckoutId;
+import io.durablecheckout.api.values.Lease;
+import io.durablecheckout.api.values.OperationId;
+import io.durablecheckout.api.values.Step;
+import io.durablecheckout.api.values.TenantId;
+
+/** Compensation: give back what the reservation under {@code reservationOperationId} holds. */
+public record StockReleaseRequestedEvent(CheckoutId checkoutId, TenantId tenantId, OperationId reservationOperationId,
+                                         Lease lease) implements CheckoutEvent, ActivityIntent {
+    @Override
+    public Step step() {
+        return Step.RELEASE_STOCK;
+    }
+}
