@@ -1,0 +1,34 @@
+package io.durablecheckout.activities;
+
+import io.durablecheckout.activities.payments.HttpPaymentProvider;
+import io.durablecheckout.activities.payments.PaymentProvider;
+import io.durablecheckout.activities.payments.PaymentsProperties;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+
+/**
+ * Defaults that tests and deployments may replace. An auto-configuration (not a scanned configuration) so that
+ * {@code @ConditionalOnMissingBean} sees the application's and the tests' own beans, whatever their order.
+ */
+@AutoConfiguration
+@EnableConfigurationProperties(PaymentsProperties.class)
+public class ActivitiesAutoConfiguration {
+
+    @Bean
+    @ConditionalOnMissingBean
+    public WorkerPauseHook workerPauseHook() {
+        return WorkerPauseHook.NONE;
+    }
+
+    /** The real HTTP adapter unless the application supplies another {@link PaymentProvider}. */
+    @Bean
+    @ConditionalOnMissingBean(PaymentProvider.class)
+    @ConditionalOnProperty(name = "checkout.activities.enabled", havingValue = "true", matchIfMissing = true)
+    public HttpPaymentProvider httpPaymentProvider(PaymentsProperties properties, Environment environment) {
+        return HttpPaymentProvider.from(properties, environment);
+    }
+}

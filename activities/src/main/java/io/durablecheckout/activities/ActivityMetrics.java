@@ -1,0 +1,42 @@
+package io.durablecheckout.activities;
+
+import io.durablecheckout.api.values.Step;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.stereotype.Component;
+
+/**
+ * The two counters every worker reports: {@code checkout.activity.executions{step,outcome}} and
+ * {@code checkout.fencing.stale.rejected{resource}}. {@code step} is the step's slug (for example
+ * {@code reserve-stock}); {@code outcome} is a lower-case word such as {@code reserved}, {@code duplicate} or
+ * {@code stale}.
+ */
+@Component
+public class ActivityMetrics {
+
+    public static final String EXECUTIONS = "checkout.activity.executions";
+    public static final String STALE_REJECTED = "checkout.fencing.stale.rejected";
+
+    private final MeterRegistry registry;
+
+    public ActivityMetrics(MeterRegistry registry) {
+        this.registry = registry;
+    }
+
+    public void executed(Step step, String outcome) {
+        Counter.builder(EXECUTIONS)
+                .description("Activity intents executed, by step and outcome")
+                .tag("step", step.slug())
+                .tag("outcome", outcome)
+                .register(registry)
+                .increment();
+    }
+
+    public void staleRejected(String resource) {
+        Counter.builder(STALE_REJECTED)
+                .description("Writes refused at a resource because a newer fencing token had been accepted")
+                .tag("resource", resource)
+                .register(registry)
+                .increment();
+    }
+}

@@ -1,0 +1,191 @@
+package io.durablecheckout.activities.inventory;
+
+import io.durablecheckout.activities.FencedOperations;
+import io.durablecheckout.activities.FencedOperations.Claim;
+import io.durablecheckout.api.checkout.CancellationReason;
+import io.durablecheckout.api.values.CheckoutId;
+import io.durablecheckout.api.values.FencingToken;
+import io.durablecheckout.api.values.LineItem;
+import io.durablecheckout.api.values.OperationId;
+import io.durablecheckout.api.values.TenantId;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
+import org.springframework.stereotype.Component;
+
+import javax.sql.DataSource;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * Stock reservations and releases, idempotent by operation id and fenced by token (see {@link FencedOperations}).
+ * Pure JDBC: every method must run inside the caller's transaction (the worker's unit of work), so the stock
+ * change, the operation's terminal status and the result event commit together or not at all.
+ * <p>
+ * Locks are always taken in the same order: operation row(s) first, then stock rows in SKU order, so concurrent
+ * reservations and releases cannot deadlock each other.
+ */
+@Component
+@ConditionalOnProperty(name = "checkout.activities.enabled", havingValue = "true", matchIfMissing = true)
+public class InventoryResource {
+
+    public static final String OPERATIONS_TABLE = "inventory_operations";
+    /** Marks a reservation that its release overtook: no owner's token can ever claim it again. */
+    static final long FENCED_FOREVER = Long.MAX_VALUE;
+
+    private final NamedParameterJdbcTemplate jdbc;
+    private final FencedOperations operations;
+
+    public InventoryResource(DataSource dataSource) {
+        this.jdbc = new NamedParameterJdbcTemplate(dataSource);
+        this.operations = new FencedOperations(jdbc, OPERATIONS_TABLE);
+    }
+
+    public ReservationOutcome reserve(CheckoutId checkoutId, TenantId tenantId, OperationId operationId,
+                                      FencingToken token, List<LineItem> items) {
+        Claim claim = operations.claim(FencedOperations.baseColumns(operationId, "RESERVE", checkoutId.value(),
+                tenantId.value(), token));
+        if (claim.stale()) {
+            return ReservationOutcome.stale(claim.highestAccepted());
+        }
+        switch (claim.status()) {
+            case "RESERVED", "RELEASED":
+                // It did reserve (and may since have been given back): the recorded outcome is success.
+                return ReservationOutcome.reserved(true);
+            case "REJECTED":
+                return ReservationOutcome.rejected(CancellationReason.valueOf(claim.string("reason")),
+                        claim.string("detail"), true);
+            case "CANCELLED":
+                // Unreachable through the claim (fenced with the maximum token); kept so the switch is total.
+                return ReservationOutcome.stale(claim.highestAccepted());
+            default:
+                break;
+        }
+
+        SortedMap<String, Long> wanted = new TreeMap<>();
+        for (LineItem item : items) {
+            wanted.merge(item.sku().value(), (long) item.quantity(), Long::sum);
+        }
+        Map<String, Long> available = lockStock(tenantId.value(), wanted);
+
+        for (String sku : wanted.keySet()) {
+            if (!available.containsKey(sku)) {
+                return reject(operationId, CancellationReason.UNKNOWN_SKU,
+                        "unknown SKU " + sku + " for tenant " + tenantId.value());
+            }
+        }
+        for (Map.Entry<String, Long> line : wanted.entrySet()) {
+            long has = available.get(line.getKey());
+            if (has < line.getValue()) {
+                return reject(operationId, CancellationReason.OUT_OF_STOCK,
+                        "SKU " + line.getKey() + ": requested " + line.getValue() + ", available " + has);
+            }
+        }
+
+        MapSqlParameterSource[] moves = wanted.entrySet().stream()
+                .map(line -> new MapSqlParameterSource()
+                        .addValue("op", operationId.value())
+                        .addValue("tenant", tenantId.value())
+                        .addValue("sku", line.getKey())
+                        .addValue("qty", line.getValue()))
+                .toArray(MapSqlParameterSource[]::new);
+        jdbc.batchUpdate("UPDATE stock SET available = available - :qty, reserved = reserved + :qty, updated_at = now()"
+                + " WHERE tenant_id = :tenant AND sku = :sku", moves);
+        jdbc.batchUpdate("INSERT INTO inventory_reservation_lines (operation_id, tenant_id, sku, quantity)"
+                + " VALUES (:op, :tenant, :sku, :qty)", moves);
+        setStatus(operationId, "RESERVED", null, null);
+        return ReservationOutcome.reserved(false);
+    }
+
+    /**
+     * Gives back what the reservation under {@code reservationOperationId} holds. A reservation that never
+     * reserved (rejected, or not run at all) has nothing to give back; one that has not run yet is fenced off for
+     * good, so a parked owner of it cannot reserve after its compensation ran.
+     */
+    public ReleaseOutcome release(CheckoutId checkoutId, TenantId tenantId, OperationId releaseOperationId,
+                                  FencingToken token, OperationId reservationOperationId) {
+        Map<String, Object> columns = FencedOperations.baseColumns(releaseOperationId, "RELEASE", checkoutId.value(),
+                tenantId.value(), token);
+        columns.put("reservation_operation_id", reservationOperationId.value());
+        Claim claim = operations.claim(columns);
+        if (claim.stale()) {
+            return ReleaseOutcome.stale(claim.highestAccepted());
+        }
+        if ("RELEASED".equals(claim.status())) {
+            return ReleaseOutcome.released(0, claim.string("detail"), true);
+        }
+
+        // Lock the reservation's row, creating a fenced tombstone if it was never written.
+        String reservationStatus = jdbc.queryForObject(
+                "INSERT INTO inventory_operations (operation_id, kind, checkout_id, tenant_id, fencing_token, status, detail)"
+                        + " VALUES (:op, 'RESERVE', :checkout, :tenant, :fenced, 'CANCELLED', :detail)"
+                        + " ON CONFLICT (operation_id) DO UPDATE SET updated_at = now()"
+                        + " RETURNING status",
+                new MapSqlParameterSource()
+                        .addValue("op", reservationOperationId.value())
+                        .addValue("checkout", checkoutId.value())
+                        .addValue("tenant", tenantId.value())
+                        .addValue("fenced", FENCED_FOREVER)
+                        .addValue("detail", "released by " + releaseOperationId.value() + " before it was reserved"),
+                String.class);
+
+        long returned = 0;
+        String detail;
+        if ("RESERVED".equals(reservationStatus)) {
+            List<Map<String, Object>> lines = jdbc.queryForList(
+                    "SELECT tenant_id, sku, quantity FROM inventory_reservation_lines WHERE operation_id = :op ORDER BY sku",
+                    Map.of("op", reservationOperationId.value()));
+            SortedMap<String, Long> held = new TreeMap<>();
+            String stockTenant = tenantId.value();
+            for (Map<String, Object> line : lines) {
+                held.put((String) line.get("sku"), ((Number) line.get("quantity")).longValue());
+                stockTenant = (String) line.get("tenant_id");
+            }
+            lockStock(stockTenant, held);
+            String tenant = stockTenant;
+            jdbc.batchUpdate("UPDATE stock SET available = available + :qty, reserved = reserved - :qty, updated_at = now()"
+                            + " WHERE tenant_id = :tenant AND sku = :sku",
+                    held.entrySet().stream().map(line -> new MapSqlParameterSource()
+                                    .addValue("tenant", tenant)
+                                    .addValue("sku", line.getKey())
+                                    .addValue("qty", line.getValue()))
+                            .toArray(MapSqlParameterSource[]::new));
+            returned = held.values().stream().mapToLong(Long::longValue).sum();
+            setStatus(reservationOperationId, "RELEASED", null, "released by " + releaseOperationId.value());
+            detail = "returned " + returned + " units of " + held.size() + " SKUs";
+        } else {
+            detail = "nothing held: reservation was " + reservationStatus;
+        }
+        setStatus(releaseOperationId, "RELEASED", null, detail);
+        return ReleaseOutcome.released(returned, detail, false);
+    }
+
+    /** Locks the tenant's stock rows for {@code skus} in SKU order; returns available by SKU (unknown SKUs absent). */
+    private Map<String, Long> lockStock(String tenantId, SortedMap<String, Long> skus) {
+        Map<String, Long> available = new TreeMap<>();
+        if (skus.isEmpty()) return available;
+        jdbc.query("SELECT sku, available FROM stock WHERE tenant_id = :tenant AND sku IN (:skus) ORDER BY sku FOR UPDATE",
+                new MapSqlParameterSource().addValue("tenant", tenantId).addValue("skus", List.copyOf(skus.keySet())),
+                rs -> {
+                    available.put(rs.getString("sku"), rs.getLong("available"));
+                });
+        return available;
+    }
+
+    private ReservationOutcome reject(OperationId operationId, CancellationReason reason, String detail) {
+        setStatus(operationId, "REJECTED", reason, detail);
+        return ReservationOutcome.rejected(reason, detail, false);
+    }
+
+    private void setStatus(OperationId operationId, String status, CancellationReason reason, String detail) {
+        jdbc.update("UPDATE inventory_operations SET status = :status, reason = :reason, detail = :detail, updated_at = now()"
+                        + " WHERE operation_id = :op",
+                new MapSqlParameterSource()
+                        .addValue("op", operationId.value())
+                        .addValue("status", status)
+                        .addValue("reason", reason == null ? null : reason.name())
+                        .addValue("detail", detail));
+    }
+}

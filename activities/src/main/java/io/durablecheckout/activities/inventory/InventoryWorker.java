@@ -1,0 +1,83 @@
+package io.durablecheckout.activities.inventory;
+
+import io.durablecheckout.activities.ActivityMetrics;
+import io.durablecheckout.activities.IntentResults;
+import io.durablecheckout.activities.WorkerPauseHook;
+import io.durablecheckout.api.activity.ActivityResultEvent;
+import io.durablecheckout.api.activity.StaleOwnerRejectedEvent;
+import io.durablecheckout.api.activity.StockReleaseSucceededEvent;
+import io.durablecheckout.api.activity.StockReservationRejectedEvent;
+import io.durablecheckout.api.activity.StockReservationSucceededEvent;
+import io.durablecheckout.api.checkout.ActivityIntent;
+import io.durablecheckout.api.checkout.StockReleaseRequestedEvent;
+import io.durablecheckout.api.checkout.StockReservationRequestedEvent;
+import io.durablecheckout.api.values.FencingToken;
+import io.durablecheckout.api.values.Lease;
+import org.axonframework.config.ProcessingGroup;
+import org.axonframework.eventhandling.EventHandler;
+import org.axonframework.eventhandling.gateway.EventGateway;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.stereotype.Component;
+
+/**
+ * Executes stock intents. Runs in the "inventory" streaming processor's unit of work, which is a Spring
+ * transaction: the resource write and the published result commit together, so a crash leaves both or neither,
+ * and redelivery after a crash finds the operation row and re-publishes instead of reserving twice.
+ */
+@Component
+@ProcessingGroup(InventoryWorker.PROCESSING_GROUP)
+@ConditionalOnProperty(name = "checkout.activities.enabled", havingValue = "true", matchIfMissing = true)
+public class InventoryWorker {
+
+    public static final String PROCESSING_GROUP = "inventory";
+
+    private final InventoryResource inventory;
+    private final EventGateway events;
+    private final WorkerPauseHook pauseHook;
+    private final ActivityMetrics metrics;
+
+    public InventoryWorker(InventoryResource inventory, EventGateway events, WorkerPauseHook pauseHook,
+                           ActivityMetrics metrics) {
+        this.inventory = inventory;
+        this.events = events;
+        this.pauseHook = pauseHook;
+        this.metrics = metrics;
+    }
+
+    @EventHandler
+    public void on(StockReservationRequestedEvent intent) {
+        pauseHook.afterIntentRead(intent);
+        Lease lease = intent.lease();
+        ReservationOutcome outcome = inventory.reserve(intent.checkoutId(), intent.tenantId(), lease.operationId(),
+                lease.fencingToken(), intent.items());
+        ActivityResultEvent result = switch (outcome.status()) {
+            case RESERVED -> new StockReservationSucceededEvent(intent.checkoutId(), lease.operationId(),
+                    lease.fencingToken());
+            case REJECTED -> new StockReservationRejectedEvent(intent.checkoutId(), lease.operationId(),
+                    lease.fencingToken(), outcome.reason(), outcome.detail());
+            case STALE -> stale(intent, outcome.highestAccepted());
+        };
+        metrics.executed(intent.step(), IntentResults.outcomeTag(outcome.status(), outcome.replayed()));
+        events.publish(result);
+    }
+
+    @EventHandler
+    public void on(StockReleaseRequestedEvent intent) {
+        pauseHook.afterIntentRead(intent);
+        Lease lease = intent.lease();
+        ReleaseOutcome outcome = inventory.release(intent.checkoutId(), intent.tenantId(), lease.operationId(),
+                lease.fencingToken(), intent.reservationOperationId());
+        ActivityResultEvent result = switch (outcome.status()) {
+            case RELEASED -> new StockReleaseSucceededEvent(intent.checkoutId(), lease.operationId(),
+                    lease.fencingToken());
+            case STALE -> stale(intent, outcome.highestAccepted());
+        };
+        metrics.executed(intent.step(), IntentResults.outcomeTag(outcome.status(), outcome.replayed()));
+        events.publish(result);
+    }
+
+    private StaleOwnerRejectedEvent stale(ActivityIntent intent, FencingToken highestAccepted) {
+        metrics.staleRejected(InventoryResource.OPERATIONS_TABLE);
+        return IntentResults.staleOwner(intent, highestAccepted, InventoryResource.OPERATIONS_TABLE);
+    }
+}
