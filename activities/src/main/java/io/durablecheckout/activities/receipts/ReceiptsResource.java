@@ -1,0 +1,68 @@
+package io.durablecheckout.activities.receipts;
+
+import io.durablecheckout.activities.FencedOperations;
+import io.durablecheckout.activities.FencedOperations.Claim;
+import io.durablecheckout.api.values.CheckoutId;
+import io.durablecheckout.api.values.FencingToken;
+import io.durablecheckout.api.values.OperationId;
+import io.durablecheckout.api.values.TenantId;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
+import org.springframework.stereotype.Component;
+
+import javax.sql.DataSource;
+import java.util.Map;
+
+/**
+ * "Sends" a message by putting it in the outbox once per operation id, fenced by token. Runs inside the caller's
+ * transaction, so the message, the operation's SENT status and the result event commit together.
+ */
+@Component
+@ConditionalOnProperty(name = "checkout.activities.enabled", havingValue = "true", matchIfMissing = true)
+public class ReceiptsResource {
+
+    public static final String OPERATIONS_TABLE = "receipt_operations";
+
+    public enum Kind { RECEIPT, CANCELLATION_NOTICE }
+
+    private final NamedParameterJdbcTemplate jdbc;
+    private final FencedOperations operations;
+
+    public ReceiptsResource(DataSource dataSource) {
+        this.jdbc = new NamedParameterJdbcTemplate(dataSource);
+        this.operations = new FencedOperations(jdbc, OPERATIONS_TABLE);
+    }
+
+    public DeliveryOutcome send(Kind kind, CheckoutId checkoutId, TenantId tenantId, OperationId operationId,
+                                FencingToken token, OutboundMessage message) {
+        Map<String, Object> columns = FencedOperations.baseColumns(operationId, kind.name(), checkoutId.value(),
+                tenantId.value(), token);
+        columns.put("recipient", message.recipient());
+        Claim claim = operations.claim(columns);
+        if (claim.stale()) {
+            return DeliveryOutcome.stale(claim.highestAccepted());
+        }
+        if ("SENT".equals(claim.status())) {
+            return DeliveryOutcome.sent(true);
+        }
+        // The unique operation_id makes a second insert impossible even if the status logic were bypassed.
+        jdbc.update("INSERT INTO outbound_messages (operation_id, recipient, subject, body)"
+                        + " VALUES (:op, :recipient, :subject, :body) ON CONFLICT (operation_id) DO NOTHING",
+                new MapSqlParameterSource()
+                        .addValue("op", operationId.value())
+                        .addValue("recipient", message.recipient())
+                        .addValue("subject", message.subject())
+                        .addValue("body", message.body()));
+        jdbc.update("UPDATE receipt_operations SET status = 'SENT', updated_at = now() WHERE operation_id = :op",
+                Map.of("op", operationId.value()));
+        return DeliveryOutcome.sent(false);
+    }
+
+    /** Messages in the outbox for an operation (0 or 1), for tests and operators. */
+    public int messagesFor(OperationId operationId) {
+        Integer count = jdbc.queryForObject("SELECT count(*) FROM outbound_messages WHERE operation_id = :op",
+                Map.of("op", operationId.value()), Integer.class);
+        return count == null ? 0 : count;
+    }
+}
