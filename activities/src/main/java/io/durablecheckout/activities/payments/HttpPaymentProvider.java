@@ -1,0 +1,235 @@
+package io.durablecheckout.activities.payments;
+
+import io.durablecheckout.activities.payments.ProviderProtocol.AuthorizationRequest;
+import io.durablecheckout.activities.payments.ProviderProtocol.AuthorizationResponse;
+import io.durablecheckout.activities.payments.ProviderProtocol.CompensationRequest;
+import io.durablecheckout.activities.payments.ProviderProtocol.CompensationResponse;
+import io.durablecheckout.api.activity.PaymentLookupOutcome;
+import io.durablecheckout.api.values.Money;
+import io.durablecheckout.api.values.OperationId;
+import org.springframework.core.env.Environment;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+import static io.durablecheckout.activities.payments.PaymentProvider.AuthorizationStatus.AUTHORIZED;
+import static io.durablecheckout.activities.payments.PaymentProvider.AuthorizationStatus.DECLINED;
+import static io.durablecheckout.activities.payments.PaymentProvider.AuthorizationStatus.PENDING;
+import static io.durablecheckout.activities.payments.PaymentProvider.AuthorizationStatus.UNAVAILABLE;
+import static io.durablecheckout.activities.payments.PaymentProvider.AuthorizationStatus.UNKNOWN;
+
+/**
+ * {@link PaymentProvider} over real HTTP ({@link ProviderProtocol}). The mapping of failures is the point of this
+ * class: only a failure that proves the request was never processed (connection refused, connect timeout, 503) is
+ * "unavailable"; anything after the request may have left (request timeout, broken connection, 5xx, an answer we
+ * cannot read) is "unknown", because the provider may have authorized.
+ */
+public class HttpPaymentProvider implements PaymentProvider {
+
+    private static final JsonMapper JSON = JsonMapper.builder()
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+            .build();
+
+    private final Supplier<String> baseUrl;
+    private final Duration requestTimeout;
+    private final HttpClient client;
+
+    public HttpPaymentProvider(Supplier<String> baseUrl, Duration connectTimeout, Duration requestTimeout) {
+        this.baseUrl = Objects.requireNonNull(baseUrl);
+        this.requestTimeout = Objects.requireNonNull(requestTimeout);
+        this.client = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Objects.requireNonNull(connectTimeout))
+                .build();
+    }
+
+    /** Configured from {@code checkout.payments.*}; a blank URL means this application's own simulator. */
+    public static HttpPaymentProvider from(PaymentsProperties properties, Environment environment) {
+        String configured = properties.providerUrl();
+        Supplier<String> url = configured != null && !configured.isBlank()
+                ? () -> configured
+                // Resolved per call: local.server.port only exists once the web server has started.
+                : () -> "http://localhost:" + environment.getProperty("local.server.port",
+                environment.getProperty("server.port", "8080")) + "/simulator/provider";
+        return new HttpPaymentProvider(url,
+                properties.connectTimeout() == null ? Duration.ofSeconds(1) : properties.connectTimeout(),
+                properties.requestTimeout() == null ? Duration.ofSeconds(2) : properties.requestTimeout());
+    }
+
+    @Override
+    public AuthorizationAnswer authorize(OperationId operationId, Money amount, String paymentToken) {
+        String body = JSON.writeValueAsString(new AuthorizationRequest(operationId.value(), amount.minor(),
+                amount.currency(), paymentToken));
+        Exchange exchange = send(post(ProviderProtocol.AUTHORIZATIONS, operationId.value(), body));
+        if (exchange.notDelivered()) return new AuthorizationAnswer(UNAVAILABLE, null, exchange.failure());
+        if (exchange.maybeDelivered()) return new AuthorizationAnswer(UNKNOWN, null, exchange.failure());
+        int status = exchange.status();
+        if (status == 503 || status == 429) {
+            return new AuthorizationAnswer(UNAVAILABLE, null, "provider unavailable (HTTP " + status + ")");
+        }
+        if (status >= 400 && status < 500) {
+            // The provider refused the request as such: it did not process it.
+            return new AuthorizationAnswer(UNAVAILABLE, null, "provider refused the request (HTTP " + status + ")");
+        }
+        if (status != 200) {
+            return new AuthorizationAnswer(UNKNOWN, null, "provider answered HTTP " + status);
+        }
+        AuthorizationResponse answer = parse(exchange.body(), AuthorizationResponse.class);
+        if (answer == null || !operationId.value().equals(answer.operationId())) {
+            return new AuthorizationAnswer(UNKNOWN, null, "unreadable answer from provider");
+        }
+        switch (String.valueOf(answer.status())) {
+            case ProviderProtocol.AUTHORIZED:
+                return new AuthorizationAnswer(AUTHORIZED, answer.reference(), null);
+            case ProviderProtocol.DECLINED:
+                return new AuthorizationAnswer(DECLINED, answer.reference(),
+                        answer.reason() == null ? "declined by provider" : answer.reason());
+            case ProviderProtocol.PENDING:
+                return new AuthorizationAnswer(PENDING, answer.reference(), "provider reports PENDING");
+            default:
+                return new AuthorizationAnswer(UNKNOWN, null, "unexpected provider status " + answer.status());
+        }
+    }
+
+    @Override
+    public LookupAnswer lookup(OperationId authorizationOperationId) {
+        HttpRequest request = HttpRequest.newBuilder(uri(ProviderProtocol.AUTHORIZATIONS + "/"
+                        + ProviderProtocol.pathOf(authorizationOperationId.value())))
+                .timeout(requestTimeout)
+                .header("Accept", "application/json")
+                .GET()
+                .build();
+        Exchange exchange = send(request);
+        if (!exchange.delivered()) {
+            return new LookupAnswer(PaymentLookupOutcome.LOOKUP_FAILED, null, exchange.failure());
+        }
+        AuthorizationResponse answer = parse(exchange.body(), AuthorizationResponse.class);
+        boolean aboutThisOperation = answer != null && authorizationOperationId.value().equals(answer.operationId());
+        if (exchange.status() == 404) {
+            // Only the provider's own "never recorded" answer proves absence; a bare 404 may be a wrong URL.
+            return aboutThisOperation && ProviderProtocol.NOT_FOUND.equals(answer.status())
+                    ? new LookupAnswer(PaymentLookupOutcome.NOT_FOUND, null, "provider has no record of the operation")
+                    : new LookupAnswer(PaymentLookupOutcome.LOOKUP_FAILED, null, "HTTP 404 without a provider answer");
+        }
+        if (exchange.status() != 200) {
+            return new LookupAnswer(PaymentLookupOutcome.LOOKUP_FAILED, null,
+                    "provider answered HTTP " + exchange.status());
+        }
+        if (!aboutThisOperation) {
+            return new LookupAnswer(PaymentLookupOutcome.LOOKUP_FAILED, null, "unreadable answer from provider");
+        }
+        switch (String.valueOf(answer.status())) {
+            case ProviderProtocol.AUTHORIZED:
+                return new LookupAnswer(PaymentLookupOutcome.AUTHORIZED, answer.reference(), null);
+            case ProviderProtocol.DECLINED:
+                return new LookupAnswer(PaymentLookupOutcome.DECLINED, answer.reference(), answer.reason());
+            case ProviderProtocol.PENDING:
+                return new LookupAnswer(PaymentLookupOutcome.PENDING, answer.reference(), "provider reports PENDING");
+            default:
+                return new LookupAnswer(PaymentLookupOutcome.LOOKUP_FAILED, null,
+                        "unexpected provider status " + answer.status());
+        }
+    }
+
+    @Override
+    public CompensationAnswer voidAuthorization(OperationId authorizationOperationId, OperationId voidOperationId,
+                                                Money amount) {
+        return compensate(authorizationOperationId, "void", voidOperationId, amount, ProviderProtocol.VOIDED);
+    }
+
+    @Override
+    public CompensationAnswer refund(OperationId authorizationOperationId, OperationId refundOperationId,
+                                     Money amount) {
+        return compensate(authorizationOperationId, "refund", refundOperationId, amount, ProviderProtocol.REFUNDED);
+    }
+
+    private CompensationAnswer compensate(OperationId authorizationOperationId, String action,
+                                          OperationId operationId, Money amount, String doneStatus) {
+        String body = JSON.writeValueAsString(new CompensationRequest(operationId.value(),
+                amount == null ? null : amount.minor(), amount == null ? null : amount.currency()));
+        Exchange exchange = send(post(ProviderProtocol.AUTHORIZATIONS + "/"
+                + ProviderProtocol.pathOf(authorizationOperationId.value()) + "/" + action, operationId.value(), body));
+        if (!exchange.delivered()) {
+            return new CompensationAnswer(false, null, exchange.failure());
+        }
+        CompensationResponse answer = parse(exchange.body(), CompensationResponse.class);
+        if (exchange.status() == 200 && answer != null && doneStatus.equals(answer.status())) {
+            return new CompensationAnswer(true, answer.reference(), null);
+        }
+        String reason = answer != null && answer.reason() != null ? ": " + answer.reason() : "";
+        return new CompensationAnswer(false, null, action + " not done, provider answered HTTP " + exchange.status() + reason);
+    }
+
+    private HttpRequest post(String path, String idempotencyKey, String json) {
+        return HttpRequest.newBuilder(uri(path))
+                .timeout(requestTimeout)
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json")
+                .header(ProviderProtocol.IDEMPOTENCY_KEY, idempotencyKey)
+                .POST(HttpRequest.BodyPublishers.ofString(json, StandardCharsets.UTF_8))
+                .build();
+    }
+
+    private URI uri(String path) {
+        String base = baseUrl.get();
+        return URI.create(base.endsWith("/") ? base.substring(0, base.length() - 1) + path : base + path);
+    }
+
+    private Exchange send(HttpRequest request) {
+        try {
+            HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+            return new Exchange(Delivery.DELIVERED, response.statusCode(), response.body(), null);
+        } catch (HttpConnectTimeoutException e) {
+            // Checked before HttpTimeoutException, its superclass: no connection, so no request.
+            return new Exchange(Delivery.NOT_DELIVERED, 0, null, "connect timeout: " + e.getMessage());
+        } catch (ConnectException e) {
+            return new Exchange(Delivery.NOT_DELIVERED, 0, null, "connection refused: " + e.getMessage());
+        } catch (HttpTimeoutException e) {
+            return new Exchange(Delivery.MAYBE_DELIVERED, 0, null, "no answer within " + requestTimeout);
+        } catch (IOException e) {
+            return new Exchange(Delivery.MAYBE_DELIVERED, 0, null, "I/O error after sending: " + e);
+        } catch (InterruptedException e) {
+            // Shutting down: fail the unit of work so the intent is redelivered (same operation id) later.
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while calling the payment provider", e);
+        }
+    }
+
+    private static <T> T parse(String body, Class<T> type) {
+        if (body == null || body.isBlank()) return null;
+        try {
+            return JSON.readValue(body, type);
+        } catch (JacksonException e) {
+            return null;
+        }
+    }
+
+    private enum Delivery { DELIVERED, NOT_DELIVERED, MAYBE_DELIVERED }
+
+    private record Exchange(Delivery delivery, int status, String body, String failure) {
+        boolean delivered() {
+            return delivery == Delivery.DELIVERED;
+        }
+
+        boolean notDelivered() {
+            return delivery == Delivery.NOT_DELIVERED;
+        }
+
+        boolean maybeDelivered() {
+            return delivery == Delivery.MAYBE_DELIVERED;
+        }
+    }
+}

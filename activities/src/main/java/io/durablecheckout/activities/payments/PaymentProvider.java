@@ -1,0 +1,43 @@
+package io.durablecheckout.activities.payments;
+
+import io.durablecheckout.api.activity.PaymentLookupOutcome;
+import io.durablecheckout.api.values.Money;
+import io.durablecheckout.api.values.OperationId;
+
+/**
+ * Port to the payment provider. Every call names the operation it is about; implementations must never invent
+ * another id, because the provider deduplicates by it and reconciliation asks under it.
+ */
+public interface PaymentProvider {
+
+    AuthorizationAnswer authorize(OperationId operationId, Money amount, String paymentToken);
+
+    LookupAnswer lookup(OperationId authorizationOperationId);
+
+    CompensationAnswer voidAuthorization(OperationId authorizationOperationId, OperationId voidOperationId,
+                                         Money amount);
+
+    CompensationAnswer refund(OperationId authorizationOperationId, OperationId refundOperationId, Money amount);
+
+    /** How an authorization call ended, from the caller's point of view. */
+    enum AuthorizationStatus {
+        AUTHORIZED,
+        DECLINED,
+        /** The provider knows the operation but has not decided. */
+        PENDING,
+        /** The request may have reached the provider but no answer came back (timeout, broken connection). */
+        UNKNOWN,
+        /** The request was certainly not processed (503, connection refused): safe to retry. */
+        UNAVAILABLE
+    }
+
+    record AuthorizationAnswer(AuthorizationStatus status, String reference, String detail) {
+    }
+
+    record LookupAnswer(PaymentLookupOutcome outcome, String reference, String detail) {
+    }
+
+    /** @param done true when voided / refunded; false is a retryable failure (the call is idempotent by its key) */
+    record CompensationAnswer(boolean done, String reference, String detail) {
+    }
+}

@@ -1,0 +1,21 @@
+package io.durablecheckout.activities.payments;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+import java.time.Duration;
+
+/**
+ * {@code checkout.payments.*}.
+ *
+ * @param providerUrl    base URL of the provider; blank means this application's own simulator,
+ *                       {@code http://localhost:<port>/simulator/provider}, with the port resolved at call time (so
+ *                       a random test port works)
+ * @param connectTimeout failing to connect means the request was never delivered: retryable
+ * @param requestTimeout no answer within it means the outcome is unknown, never declined
+ */
+@ConfigurationProperties("checkout.payments")
+public record PaymentsProperties(String providerUrl,
+                                 @DefaultValue("1s") Duration connectTimeout,
+                                 @DefaultValue("2s") Duration requestTimeout) {
+}

@@ -1,0 +1,182 @@
+package io.durablecheckout.activities.payments;
+
+import io.durablecheckout.activities.FencedOperations;
+import io.durablecheckout.activities.FencedOperations.Claim;
+import io.durablecheckout.activities.payments.PaymentProvider.AuthorizationAnswer;
+import io.durablecheckout.activities.payments.PaymentProvider.CompensationAnswer;
+import io.durablecheckout.activities.payments.PaymentProvider.LookupAnswer;
+import io.durablecheckout.api.activity.PaymentLookupOutcome;
+import io.durablecheckout.api.values.CheckoutId;
+import io.durablecheckout.api.values.FencingToken;
+import io.durablecheckout.api.values.Money;
+import io.durablecheckout.api.values.OperationId;
+import io.durablecheckout.api.values.TenantId;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
+import org.springframework.stereotype.Component;
+
+import javax.sql.DataSource;
+import java.util.Map;
+
+/**
+ * Payment operations, idempotent by operation id and fenced by token, in {@code payment_operations}. Runs inside the
+ * caller's transaction; the provider call happens while this transaction holds the operation row's lock, so a
+ * second owner of the same operation waits and then sees the first one's recorded outcome instead of calling too.
+ * Even if this transaction rolls back after the call, the provider deduplicates by the operation id.
+ */
+@Component
+@ConditionalOnProperty(name = "checkout.activities.enabled", havingValue = "true", matchIfMissing = true)
+public class PaymentsResource {
+
+    public static final String OPERATIONS_TABLE = "payment_operations";
+
+    private final NamedParameterJdbcTemplate jdbc;
+    private final FencedOperations operations;
+    private final PaymentProvider provider;
+
+    public PaymentsResource(DataSource dataSource, PaymentProvider provider) {
+        this.jdbc = new NamedParameterJdbcTemplate(dataSource);
+        this.operations = new FencedOperations(jdbc, OPERATIONS_TABLE);
+        this.provider = provider;
+    }
+
+    /**
+     * Authorizes under {@code operationId} unless an outcome is already recorded. UNKNOWN and FAILED are not
+     * terminal: the next owner calls the provider again under the same id and gets its recorded decision.
+     */
+    public AuthorizationOutcome authorize(CheckoutId checkoutId, TenantId tenantId, OperationId operationId,
+                                          FencingToken token, Money amount, String paymentToken) {
+        Claim claim = claim(operationId, "AUTHORIZE", checkoutId, tenantId, token, null, amount);
+        if (claim.stale()) {
+            return AuthorizationOutcome.stale(claim.highestAccepted());
+        }
+        switch (claim.status()) {
+            case "AUTHORIZED":
+                return AuthorizationOutcome.of(AuthorizationOutcome.Status.AUTHORIZED,
+                        claim.string("provider_reference"), null, true);
+            case "DECLINED":
+                return AuthorizationOutcome.of(AuthorizationOutcome.Status.DECLINED,
+                        claim.string("provider_reference"), claim.string("detail"), true);
+            default:
+                break;
+        }
+        AuthorizationAnswer answer = provider.authorize(operationId, amount, paymentToken);
+        AuthorizationOutcome.Status status;
+        String rowStatus;
+        switch (answer.status()) {
+            case AUTHORIZED -> {
+                status = AuthorizationOutcome.Status.AUTHORIZED;
+                rowStatus = "AUTHORIZED";
+            }
+            case DECLINED -> {
+                status = AuthorizationOutcome.Status.DECLINED;
+                rowStatus = "DECLINED";
+            }
+            case PENDING, UNKNOWN -> {
+                status = AuthorizationOutcome.Status.UNKNOWN;
+                rowStatus = "UNKNOWN";
+            }
+            case UNAVAILABLE -> {
+                status = AuthorizationOutcome.Status.FAILED;
+                rowStatus = "FAILED";
+            }
+            default -> throw new IllegalStateException("unhandled " + answer.status());
+        }
+        record(operationId, rowStatus, answer.reference(), answer.detail());
+        return AuthorizationOutcome.of(status, answer.reference(), answer.detail(), false);
+    }
+
+    /**
+     * Asks the provider about {@code authorizationOperationId}. A lookup is a read, so it is never answered from
+     * the record: each round asks again (an earlier PENDING must not be replayed for a later round). A decided
+     * answer is also written to the authorization's own row, so a later authorization intent re-publishes it
+     * without calling the provider.
+     */
+    public LookupResult lookup(CheckoutId checkoutId, TenantId tenantId, OperationId lookupOperationId,
+                               FencingToken token, OperationId authorizationOperationId) {
+        Claim claim = claim(lookupOperationId, "LOOKUP", checkoutId, tenantId, token, authorizationOperationId, null);
+        if (claim.stale()) {
+            return LookupResult.staleOwner(claim.highestAccepted());
+        }
+        LookupAnswer answer = provider.lookup(authorizationOperationId);
+        record(lookupOperationId, "ANSWERED", answer.reference(),
+                answer.outcome() + (answer.detail() == null ? "" : ": " + answer.detail()));
+        if (answer.outcome() == PaymentLookupOutcome.AUTHORIZED || answer.outcome() == PaymentLookupOutcome.DECLINED) {
+            jdbc.update("UPDATE payment_operations SET status = :status, provider_reference = :ref, detail = :detail,"
+                            + " updated_at = now()"
+                            + " WHERE operation_id = :op AND kind = 'AUTHORIZE' AND status IN ('STARTED', 'UNKNOWN', 'FAILED')",
+                    new MapSqlParameterSource()
+                            .addValue("op", authorizationOperationId.value())
+                            .addValue("status", answer.outcome().name())
+                            .addValue("ref", answer.reference())
+                            .addValue("detail", "reconciled by " + lookupOperationId.value()
+                                    + (answer.detail() == null ? "" : ": " + answer.detail())));
+        }
+        return LookupResult.answered(answer.outcome(), answer.reference(), answer.detail());
+    }
+
+    public CompensationOutcome voidAuthorization(CheckoutId checkoutId, TenantId tenantId, OperationId voidOperationId,
+                                                 FencingToken token, OperationId authorizationOperationId, Money amount) {
+        return compensate("VOID", "VOIDED", checkoutId, tenantId, voidOperationId, token, authorizationOperationId,
+                amount);
+    }
+
+    public CompensationOutcome refund(CheckoutId checkoutId, TenantId tenantId, OperationId refundOperationId,
+                                      FencingToken token, OperationId authorizationOperationId, Money amount) {
+        return compensate("REFUND", "REFUNDED", checkoutId, tenantId, refundOperationId, token, authorizationOperationId,
+                amount);
+    }
+
+    private CompensationOutcome compensate(String kind, String doneStatus, CheckoutId checkoutId, TenantId tenantId,
+                                           OperationId operationId, FencingToken token,
+                                           OperationId authorizationOperationId, Money amount) {
+        Claim claim = claim(operationId, kind, checkoutId, tenantId, token, authorizationOperationId, amount);
+        if (claim.stale()) {
+            return CompensationOutcome.stale(claim.highestAccepted());
+        }
+        if (doneStatus.equals(claim.status())) {
+            return CompensationOutcome.of(CompensationOutcome.Status.DONE, claim.string("provider_reference"), null, true);
+        }
+        CompensationAnswer answer = "VOID".equals(kind)
+                ? provider.voidAuthorization(authorizationOperationId, operationId, amount)
+                : provider.refund(authorizationOperationId, operationId, amount);
+        if (answer.done()) {
+            record(operationId, doneStatus, answer.reference(), null);
+            return CompensationOutcome.of(CompensationOutcome.Status.DONE, answer.reference(), null, false);
+        }
+        record(operationId, "FAILED", null, answer.detail());
+        return CompensationOutcome.of(CompensationOutcome.Status.FAILED, null, answer.detail(), false);
+    }
+
+    private Claim claim(OperationId operationId, String kind, CheckoutId checkoutId, TenantId tenantId,
+                        FencingToken token, OperationId authorizationOperationId, Money amount) {
+        Map<String, Object> columns = FencedOperations.baseColumns(operationId, kind, checkoutId.value(),
+                tenantId.value(), token);
+        columns.put("authorization_operation_id",
+                authorizationOperationId == null ? null : authorizationOperationId.value());
+        columns.put("amount_minor", amount == null ? null : amount.minor());
+        columns.put("currency", amount == null ? null : amount.currency());
+        return operations.claim(columns);
+    }
+
+    private void record(OperationId operationId, String status, String reference, String detail) {
+        jdbc.update("UPDATE payment_operations SET status = :status, provider_reference = coalesce(:ref, provider_reference),"
+                        + " detail = :detail, attempts = attempts + 1, updated_at = now() WHERE operation_id = :op",
+                new MapSqlParameterSource()
+                        .addValue("op", operationId.value())
+                        .addValue("status", status)
+                        .addValue("ref", reference)
+                        .addValue("detail", clip(detail)));
+    }
+
+    private static String clip(String detail) {
+        return detail == null || detail.length() <= 1000 ? detail : detail.substring(0, 997) + "...";
+    }
+
+    /** The recorded status of an operation, for tests and operators. */
+    public String statusOf(OperationId operationId) {
+        return jdbc.query("SELECT status FROM payment_operations WHERE operation_id = :op",
+                Map.of("op", operationId.value()), rs -> rs.next() ? rs.getString(1) : null);
+    }
+}

@@ -1,0 +1,131 @@
+package io.durablecheckout.activities.payments;
+
+import io.durablecheckout.activities.ActivityMetrics;
+import io.durablecheckout.activities.IntentResults;
+import io.durablecheckout.activities.WorkerPauseHook;
+import io.durablecheckout.api.activity.ActivityAttemptFailedEvent;
+import io.durablecheckout.api.activity.ActivityResultEvent;
+import io.durablecheckout.api.activity.PaymentAuthorizationDeclinedEvent;
+import io.durablecheckout.api.activity.PaymentAuthorizationOutcomeUnknownEvent;
+import io.durablecheckout.api.activity.PaymentAuthorizationSucceededEvent;
+import io.durablecheckout.api.activity.PaymentLookupAnsweredEvent;
+import io.durablecheckout.api.activity.PaymentRefundSucceededEvent;
+import io.durablecheckout.api.activity.PaymentVoidSucceededEvent;
+import io.durablecheckout.api.checkout.ActivityIntent;
+import io.durablecheckout.api.checkout.PaymentAuthorizationRequestedEvent;
+import io.durablecheckout.api.checkout.PaymentReconciliationRequestedEvent;
+import io.durablecheckout.api.checkout.PaymentRefundRequestedEvent;
+import io.durablecheckout.api.checkout.PaymentVoidRequestedEvent;
+import io.durablecheckout.api.values.FencingToken;
+import io.durablecheckout.api.values.Lease;
+import org.axonframework.config.ProcessingGroup;
+import org.axonframework.eventhandling.EventHandler;
+import org.axonframework.eventhandling.gateway.EventGateway;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.stereotype.Component;
+
+/**
+ * Executes payment intents in the "payments" processor's transaction. The mapping that matters: a timeout or
+ * PENDING is reported as outcome-unknown (never declined), and only a request the provider certainly did not
+ * process becomes a retryable attempt failure.
+ */
+@Component
+@ProcessingGroup(PaymentsWorker.PROCESSING_GROUP)
+@ConditionalOnProperty(name = "checkout.activities.enabled", havingValue = "true", matchIfMissing = true)
+public class PaymentsWorker {
+
+    public static final String PROCESSING_GROUP = "payments";
+
+    private final PaymentsResource payments;
+    private final EventGateway events;
+    private final WorkerPauseHook pauseHook;
+    private final ActivityMetrics metrics;
+
+    public PaymentsWorker(PaymentsResource payments, EventGateway events, WorkerPauseHook pauseHook,
+                          ActivityMetrics metrics) {
+        this.payments = payments;
+        this.events = events;
+        this.pauseHook = pauseHook;
+        this.metrics = metrics;
+    }
+
+    @EventHandler
+    public void on(PaymentAuthorizationRequestedEvent intent) {
+        pauseHook.afterIntentRead(intent);
+        Lease lease = intent.lease();
+        AuthorizationOutcome outcome = payments.authorize(intent.checkoutId(), intent.tenantId(), lease.operationId(),
+                lease.fencingToken(), intent.amount(), intent.paymentToken());
+        ActivityResultEvent result = switch (outcome.status()) {
+            case AUTHORIZED -> new PaymentAuthorizationSucceededEvent(intent.checkoutId(), lease.operationId(),
+                    lease.fencingToken(), outcome.providerReference());
+            case DECLINED -> new PaymentAuthorizationDeclinedEvent(intent.checkoutId(), lease.operationId(),
+                    lease.fencingToken(), outcome.detail());
+            case UNKNOWN -> new PaymentAuthorizationOutcomeUnknownEvent(intent.checkoutId(), lease.operationId(),
+                    lease.fencingToken(), outcome.detail());
+            case FAILED -> attemptFailed(intent, outcome.detail());
+            case STALE -> stale(intent, outcome.highestAccepted());
+        };
+        publish(intent, IntentResults.outcomeTag(outcome.status(), outcome.replayed()), result);
+    }
+
+    @EventHandler
+    public void on(PaymentReconciliationRequestedEvent intent) {
+        pauseHook.afterIntentRead(intent);
+        Lease lease = intent.lease();
+        LookupResult lookup = payments.lookup(intent.checkoutId(), intent.tenantId(), lease.operationId(),
+                lease.fencingToken(), intent.authorizationOperationId());
+        if (lookup.stale()) {
+            publish(intent, "stale", stale(intent, lookup.highestAccepted()));
+            return;
+        }
+        publish(intent, IntentResults.outcomeTag(lookup.outcome(), false),
+                new PaymentLookupAnsweredEvent(intent.checkoutId(), lease.operationId(), lease.fencingToken(),
+                        intent.authorizationOperationId(), lookup.outcome(), lookup.providerReference(),
+                        lookup.detail()));
+    }
+
+    @EventHandler
+    public void on(PaymentVoidRequestedEvent intent) {
+        pauseHook.afterIntentRead(intent);
+        Lease lease = intent.lease();
+        CompensationOutcome outcome = payments.voidAuthorization(intent.checkoutId(), intent.tenantId(),
+                lease.operationId(), lease.fencingToken(), intent.authorizationOperationId(), intent.amount());
+        ActivityResultEvent result = switch (outcome.status()) {
+            case DONE -> new PaymentVoidSucceededEvent(intent.checkoutId(), lease.operationId(), lease.fencingToken(),
+                    outcome.providerReference());
+            case FAILED -> attemptFailed(intent, outcome.detail());
+            case STALE -> stale(intent, outcome.highestAccepted());
+        };
+        publish(intent, IntentResults.outcomeTag(outcome.status(), outcome.replayed()), result);
+    }
+
+    @EventHandler
+    public void on(PaymentRefundRequestedEvent intent) {
+        pauseHook.afterIntentRead(intent);
+        Lease lease = intent.lease();
+        CompensationOutcome outcome = payments.refund(intent.checkoutId(), intent.tenantId(),
+                lease.operationId(), lease.fencingToken(), intent.authorizationOperationId(), intent.amount());
+        ActivityResultEvent result = switch (outcome.status()) {
+            case DONE -> new PaymentRefundSucceededEvent(intent.checkoutId(), lease.operationId(),
+                    lease.fencingToken(), outcome.providerReference());
+            case FAILED -> attemptFailed(intent, outcome.detail());
+            case STALE -> stale(intent, outcome.highestAccepted());
+        };
+        publish(intent, IntentResults.outcomeTag(outcome.status(), outcome.replayed()), result);
+    }
+
+    private ActivityAttemptFailedEvent attemptFailed(ActivityIntent intent, String detail) {
+        return new ActivityAttemptFailedEvent(intent.checkoutId(), intent.step(), intent.lease().operationId(),
+                intent.lease().fencingToken(), detail);
+    }
+
+    private ActivityResultEvent stale(ActivityIntent intent, FencingToken highest) {
+        metrics.staleRejected(PaymentsResource.OPERATIONS_TABLE);
+        return IntentResults.staleOwner(intent, highest, PaymentsResource.OPERATIONS_TABLE);
+    }
+
+    private void publish(ActivityIntent intent, String outcomeTag, ActivityResultEvent result) {
+        metrics.executed(intent.step(), outcomeTag);
+        events.publish(result);
+    }
+}
