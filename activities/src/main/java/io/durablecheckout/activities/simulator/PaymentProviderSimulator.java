@@ -1,0 +1,134 @@
+package io.durablecheckout.activities.simulator;
+
+import io.durablecheckout.activities.payments.ProviderProtocol;
+import io.durablecheckout.activities.payments.ProviderProtocol.AuthorizationRequest;
+import io.durablecheckout.activities.payments.ProviderProtocol.AuthorizationResponse;
+import io.durablecheckout.activities.payments.ProviderProtocol.CompensationRequest;
+import io.durablecheckout.activities.payments.ProviderProtocol.CompensationResponse;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+import java.time.Duration;
+
+/**
+ * A payment provider, simulated, speaking {@link ProviderProtocol} under {@code /simulator/provider/v1}. Behaviour
+ * is chosen by the payment token (see {@link PaymentTokenBehaviour}). Like a real provider it decides once per
+ * operation id, records the decision durably before answering (in its own committed transaction), and answers a
+ * repeated request from the record at once. Artificial delays happen after the commit and outside any transaction,
+ * so a client that times out leaves a decided, look-up-able operation behind: the situation reconciliation exists
+ * for.
+ */
+@RestController
+@RequestMapping("/simulator/provider" + ProviderProtocol.AUTHORIZATIONS)
+@ConditionalOnProperty(name = "checkout.simulator.enabled", havingValue = "true", matchIfMissing = true)
+public class PaymentProviderSimulator {
+
+    private final SimulatorLedger ledger;
+    private final SimulatorWebhookSender webhooks;
+    private final SimulatorProperties properties;
+
+    public PaymentProviderSimulator(SimulatorLedger ledger, SimulatorWebhookSender webhooks,
+                                    SimulatorProperties properties) {
+        this.ledger = ledger;
+        this.webhooks = webhooks;
+        this.properties = properties;
+    }
+
+    @PostMapping
+    public ResponseEntity<AuthorizationResponse> authorize(
+            @RequestHeader(name = ProviderProtocol.IDEMPOTENCY_KEY, required = false) String idempotencyKey,
+            @RequestBody AuthorizationRequest request) {
+        if (request.operationId() == null || request.operationId().isBlank()
+                || !request.operationId().equals(idempotencyKey)) {
+            return ResponseEntity.badRequest().body(new AuthorizationResponse(request.operationId(), "INVALID", null,
+                    "Idempotency-Key must equal operationId"));
+        }
+        if (request.currency() == null || !request.currency().matches("[A-Z]{3}") || request.amountMinor() < 0) {
+            return ResponseEntity.badRequest().body(new AuthorizationResponse(request.operationId(), "INVALID", null,
+                    "invalid amount"));
+        }
+        PaymentTokenBehaviour behaviour = PaymentTokenBehaviour.of(request.paymentToken());
+        SimulatorLedger.AuthorizeResult result = ledger.authorize(request, behaviour, properties.downForAttempts());
+        if (result.refused()) {
+            return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).body(new AuthorizationResponse(
+                    request.operationId(), "UNAVAILABLE", null, "provider temporarily unavailable"));
+        }
+        SimulatorLedger.Authorization authorization = result.authorization();
+        if (result.fresh()) {
+            if (!"PENDING".equals(authorization.status())) {
+                webhooks.decided(authorization);
+            }
+            // Committed above; now hold the answer like a slow or stuck provider would.
+            switch (behaviour.hold) {
+                case TIMEOUT -> pause(properties.timeoutDelay());
+                case SLOW -> pause(properties.slowDelay());
+                case NONE -> {
+                }
+            }
+        }
+        return ResponseEntity.ok(response(authorization));
+    }
+
+    @GetMapping("/{*operationId}")
+    public ResponseEntity<AuthorizationResponse> lookup(@PathVariable String operationId) {
+        String id = stripLeadingSlash(operationId);
+        return ledger.find(id)
+                .map(authorization -> ResponseEntity.ok(response(authorization)))
+                .orElseGet(() -> ResponseEntity.status(HttpStatus.NOT_FOUND)
+                        .body(new AuthorizationResponse(id, ProviderProtocol.NOT_FOUND, null, null)));
+    }
+
+    /** {@code POST /{operationId}/void} and {@code /{operationId}/refund}; operation ids contain '/'. */
+    @PostMapping("/{*path}")
+    public ResponseEntity<CompensationResponse> compensate(
+            @PathVariable String path,
+            @RequestHeader(name = ProviderProtocol.IDEMPOTENCY_KEY, required = false) String idempotencyKey,
+            @RequestBody(required = false) CompensationRequest request) {
+        String rest = stripLeadingSlash(path);
+        String action;
+        String authorizationOperationId;
+        if (rest.endsWith("/void")) {
+            action = "VOID";
+            authorizationOperationId = rest.substring(0, rest.length() - "/void".length());
+        } else if (rest.endsWith("/refund")) {
+            action = "REFUND";
+            authorizationOperationId = rest.substring(0, rest.length() - "/refund".length());
+        } else {
+            return ResponseEntity.notFound().build();
+        }
+        if (idempotencyKey == null || idempotencyKey.isBlank() || authorizationOperationId.isBlank()) {
+            return ResponseEntity.badRequest().body(new CompensationResponse(idempotencyKey, authorizationOperationId,
+                    "INVALID", null, "Idempotency-Key required"));
+        }
+        SimulatorLedger.CompensationResult result = ledger.compensate(action, authorizationOperationId,
+                idempotencyKey, request == null ? null : request.amountMinor(),
+                request == null ? null : request.currency());
+        return ResponseEntity.status(result.httpStatus()).body(new CompensationResponse(idempotencyKey,
+                authorizationOperationId, result.status(), result.reference(), result.reason()));
+    }
+
+    private static AuthorizationResponse response(SimulatorLedger.Authorization authorization) {
+        return new AuthorizationResponse(authorization.operationId(), authorization.status(),
+                authorization.reference(), authorization.reason());
+    }
+
+    private static String stripLeadingSlash(String path) {
+        return path.startsWith("/") ? path.substring(1) : path;
+    }
+
+    private static void pause(Duration delay) {
+        try {
+            Thread.sleep(delay.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}

@@ -1,0 +1,37 @@
+package io.durablecheckout.activities.simulator;
+
+/** What the simulator does for each magic payment token; anything else is declined. */
+enum PaymentTokenBehaviour {
+    APPROVE("tok_approve", "AUTHORIZED", null, Hold.NONE),
+    DECLINE("tok_decline", "DECLINED", "insufficient funds", Hold.NONE),
+    /** Decides, records, then holds the response past the client's timeout. */
+    TIMEOUT_THEN_APPROVE("tok_timeout_then_approve", "AUTHORIZED", null, Hold.TIMEOUT),
+    TIMEOUT_THEN_DECLINE("tok_timeout_then_decline", "DECLINED", "insufficient funds", Hold.TIMEOUT),
+    /** Never decides: PENDING forever, and the first answer is held past the client's timeout. */
+    UNKNOWN("tok_unknown", "PENDING", null, Hold.TIMEOUT),
+    SLOW("tok_slow", "AUTHORIZED", null, Hold.SLOW),
+    /** 503 for the first {@code down-for-attempts} requests of an operation, then authorized. */
+    PROVIDER_DOWN("tok_provider_down", "AUTHORIZED", null, Hold.NONE),
+    OTHER(null, "DECLINED", "unknown payment token", Hold.NONE);
+
+    enum Hold { NONE, SLOW, TIMEOUT }
+
+    private final String token;
+    final String status;
+    final String reason;
+    final Hold hold;
+
+    PaymentTokenBehaviour(String token, String status, String reason, Hold hold) {
+        this.token = token;
+        this.status = status;
+        this.reason = reason;
+        this.hold = hold;
+    }
+
+    static PaymentTokenBehaviour of(String paymentToken) {
+        for (PaymentTokenBehaviour behaviour : values()) {
+            if (behaviour.token != null && behaviour.token.equals(paymentToken)) return behaviour;
+        }
+        return OTHER;
+    }
+}

@@ -1,0 +1,175 @@
+package io.durablecheckout.activities.simulator;
+
+import io.durablecheckout.activities.payments.ProviderProtocol;
+import io.durablecheckout.activities.payments.ProviderProtocol.AuthorizationRequest;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.jdbc.core.RowMapper;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import javax.sql.DataSource;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Instant;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The simulator's durable memory. Every method runs in its own, immediately committed transaction
+ * (PROPAGATION_REQUIRES_NEW), so what the simulator decided survives whatever happens to the HTTP exchange and
+ * to any caller's transaction, exactly like a real provider.
+ */
+@Component
+@ConditionalOnProperty(name = "checkout.simulator.enabled", havingValue = "true", matchIfMissing = true)
+public class SimulatorLedger {
+
+    private static final RowMapper<Authorization> AUTHORIZATION = (rs, n) -> new Authorization(
+            rs.getString("operation_id"), rs.getString("status"), rs.getString("reference"), rs.getString("reason"),
+            rs.getBoolean("voided"), rs.getBoolean("refunded"), rs.getInt("refusals"),
+            rs.getTimestamp("updated_at").toInstant());
+
+    private final NamedParameterJdbcTemplate jdbc;
+    private final TransactionTemplate transactions;
+
+    public SimulatorLedger(DataSource dataSource, PlatformTransactionManager transactionManager) {
+        this.jdbc = new NamedParameterJdbcTemplate(dataSource);
+        this.transactions = new TransactionTemplate(transactionManager);
+        this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+    }
+
+    /** One authorization as recorded. {@code status} NEW means nothing has been decided (looks up as absent). */
+    public record Authorization(String operationId, String status, String reference, String reason, boolean voided,
+                                boolean refunded, int refusals, Instant decidedAt) {
+        boolean decided() {
+            return !"NEW".equals(status);
+        }
+    }
+
+    /** @param fresh true when this request made the decision (false: a duplicate answered from the record) */
+    public record AuthorizeResult(boolean refused, boolean fresh, Authorization authorization) {
+    }
+
+    /** The recorded answer to a void or refund request. */
+    public record CompensationResult(int httpStatus, String status, String reference, String reason) {
+    }
+
+    AuthorizeResult authorize(AuthorizationRequest request, PaymentTokenBehaviour behaviour, int downForAttempts) {
+        return transactions.execute(tx -> {
+            Authorization current = lockOrCreate(request.operationId(), request.paymentToken(), request.amountMinor(),
+                    request.currency());
+            if (current.decided()) {
+                return new AuthorizeResult(false, false, current);
+            }
+            if (behaviour == PaymentTokenBehaviour.PROVIDER_DOWN && current.refusals() < downForAttempts) {
+                jdbc.update("UPDATE simulator_authorizations SET refusals = refusals + 1, updated_at = now()"
+                        + " WHERE operation_id = :op", Map.of("op", request.operationId()));
+                return new AuthorizeResult(true, false, current);
+            }
+            Authorization decided = jdbc.queryForObject("UPDATE simulator_authorizations"
+                            + " SET status = :status, reference = :ref, reason = :reason, updated_at = now()"
+                            + " WHERE operation_id = :op RETURNING *",
+                    new MapSqlParameterSource()
+                            .addValue("op", request.operationId())
+                            .addValue("status", behaviour.status)
+                            .addValue("ref", reference("SIM-", request.operationId()))
+                            .addValue("reason", behaviour.reason),
+                    AUTHORIZATION);
+            return new AuthorizeResult(false, true, decided);
+        });
+    }
+
+    /** The decided authorization, if any (an undecided NEW row is as good as absent). */
+    public Optional<Authorization> find(String operationId) {
+        return transactions.execute(tx -> jdbc.query("SELECT * FROM simulator_authorizations WHERE operation_id = :op",
+                        Map.of("op", operationId), AUTHORIZATION).stream()
+                .filter(Authorization::decided)
+                .findFirst());
+    }
+
+    /**
+     * Voids or refunds {@code authorizationOperationId} once per idempotency key. Voiding an operation never seen
+     * records it as declined-and-voided, so a late authorization request cannot succeed after its compensation.
+     */
+    CompensationResult compensate(String action, String authorizationOperationId, String idempotencyKey,
+                                  Long amountMinor, String currency) {
+        return transactions.execute(tx -> {
+            // Lock the authorization first: concurrent requests with the same key then serialize here.
+            Authorization auth = lockOrCreate(authorizationOperationId, "", amountMinor == null ? 0 : amountMinor,
+                    currency == null || currency.length() != 3 ? "XXX" : currency);
+            List<CompensationResult> recorded = jdbc.query("SELECT http_status, status, reference, reason"
+                            + " FROM simulator_idempotency WHERE idempotency_key = :key",
+                    Map.of("key", idempotencyKey), (rs, n) -> new CompensationResult(rs.getInt("http_status"),
+                            rs.getString("status"), rs.getString("reference"), rs.getString("reason")));
+            if (!recorded.isEmpty()) {
+                return recorded.get(0);
+            }
+            CompensationResult result = "VOID".equals(action) ? voidIt(auth, idempotencyKey) : refundIt(auth, idempotencyKey);
+            jdbc.update("INSERT INTO simulator_idempotency (idempotency_key, action, authorization_operation_id,"
+                            + " http_status, status, reference, reason)"
+                            + " VALUES (:key, :action, :op, :http, :status, :ref, :reason)",
+                    new MapSqlParameterSource()
+                            .addValue("key", idempotencyKey)
+                            .addValue("action", action)
+                            .addValue("op", authorizationOperationId)
+                            .addValue("http", result.httpStatus())
+                            .addValue("status", result.status())
+                            .addValue("ref", result.reference())
+                            .addValue("reason", result.reason()));
+            return result;
+        });
+    }
+
+    private CompensationResult voidIt(Authorization auth, String key) {
+        if (auth.refunded()) {
+            return new CompensationResult(409, ProviderProtocol.REJECTED, null, "already refunded");
+        }
+        if (auth.decided()) {
+            jdbc.update("UPDATE simulator_authorizations SET voided = TRUE, updated_at = now() WHERE operation_id = :op",
+                    Map.of("op", auth.operationId()));
+        } else {
+            jdbc.update("UPDATE simulator_authorizations SET voided = TRUE, status = 'DECLINED', reference = :ref,"
+                            + " reason = 'voided before authorization', updated_at = now() WHERE operation_id = :op",
+                    Map.of("op", auth.operationId(), "ref", reference("SIM-", auth.operationId())));
+        }
+        return new CompensationResult(200, ProviderProtocol.VOIDED, reference("SIM-VOID-", key), null);
+    }
+
+    private CompensationResult refundIt(Authorization auth, String key) {
+        if (!"AUTHORIZED".equals(auth.status()) || auth.voided()) {
+            return new CompensationResult(409, ProviderProtocol.REJECTED, null,
+                    "not refundable: " + (auth.voided() ? "voided" : auth.status()));
+        }
+        jdbc.update("UPDATE simulator_authorizations SET refunded = TRUE, updated_at = now() WHERE operation_id = :op",
+                Map.of("op", auth.operationId()));
+        return new CompensationResult(200, ProviderProtocol.REFUNDED, reference("SIM-REFUND-", key), null);
+    }
+
+    private Authorization lockOrCreate(String operationId, String paymentToken, long amountMinor, String currency) {
+        jdbc.update("INSERT INTO simulator_authorizations (operation_id, payment_token, amount_minor, currency, status)"
+                        + " VALUES (:op, :token, :amount, :currency, 'NEW') ON CONFLICT (operation_id) DO NOTHING",
+                new MapSqlParameterSource()
+                        .addValue("op", operationId)
+                        .addValue("token", paymentToken == null ? "" : paymentToken)
+                        .addValue("amount", amountMinor)
+                        .addValue("currency", currency));
+        return jdbc.queryForObject("SELECT * FROM simulator_authorizations WHERE operation_id = :op FOR UPDATE",
+                Map.of("op", operationId), AUTHORIZATION);
+    }
+
+    /** Deterministic provider reference: the same operation always gets the same reference. */
+    static String reference(String prefix, String key) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+            return prefix + HexFormat.of().withUpperCase().formatHex(digest, 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,46 @@
+package io.durablecheckout.activities.simulator;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.bind.DefaultValue;
+
+import java.time.Duration;
+
+/**
+ * {@code checkout.simulator.*}: the payment provider simulator (a test double of an external provider).
+ *
+ * @param timeoutDelay    how long the timeout tokens and {@code tok_unknown} hold their response; longer than the
+ *                        client's request timeout, so the client times out
+ * @param slowDelay       how long {@code tok_slow} takes to answer (shorter than the client's timeout)
+ * @param downForAttempts how many requests per operation id {@code tok_provider_down} refuses with 503
+ */
+@ConfigurationProperties("checkout.simulator")
+public record SimulatorProperties(@DefaultValue("true") boolean enabled,
+                                  @DefaultValue("5s") Duration timeoutDelay,
+                                  @DefaultValue("1s") Duration slowDelay,
+                                  @DefaultValue("2") int downForAttempts,
+                                  @DefaultValue Webhooks webhooks) {
+
+    public SimulatorProperties {
+        if (webhooks == null) webhooks = new Webhooks(false, null, null, null, false);
+    }
+
+    /**
+     * {@code checkout.simulator.webhooks.*}.
+     *
+     * @param url       blank means this application's {@code /api/v1/payment-callbacks}, port resolved at send time
+     * @param secret    HMAC-SHA256 key for {@link WebhookSignature}
+     * @param delay     how long after the decision the notification is sent
+     * @param duplicate deliver every notification twice (receivers must deduplicate by eventId)
+     */
+    public record Webhooks(@DefaultValue("false") boolean enabled,
+                           String url,
+                           @DefaultValue(WebhookSignature.DEFAULT_SECRET) String secret,
+                           @DefaultValue("200ms") Duration delay,
+                           @DefaultValue("false") boolean duplicate) {
+
+        public Webhooks {
+            if (secret == null) secret = WebhookSignature.DEFAULT_SECRET;
+            if (delay == null) delay = Duration.ofMillis(200);
+        }
+    }
+}

@@ -1,0 +1,97 @@
+package io.durablecheckout.activities.simulator;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.DisposableBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.core.env.Environment;
+import org.springframework.stereotype.Component;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Sends the simulator's decision notifications ({@code checkout.simulator.webhooks.*}), signed with
+ * {@link WebhookSignature}, after a delay and optionally twice. Fire-and-forget on a scheduler thread: the
+ * simulator is a test double, and a real provider's webhooks are equally unreliable.
+ */
+@Component
+@ConditionalOnProperty(name = "checkout.simulator.enabled", havingValue = "true", matchIfMissing = true)
+public class SimulatorWebhookSender implements DisposableBean {
+
+    private static final Logger log = LoggerFactory.getLogger(SimulatorWebhookSender.class);
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+
+    private final SimulatorProperties.Webhooks settings;
+    private final Environment environment;
+    private final HttpClient client = HttpClient.newBuilder()
+            .version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(1))
+            .build();
+    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "simulator-webhooks");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    public SimulatorWebhookSender(SimulatorProperties properties, Environment environment) {
+        this.settings = properties.webhooks();
+        this.environment = environment;
+    }
+
+    public boolean enabled() {
+        return settings.enabled();
+    }
+
+    /** Schedules the notification for a decided authorization (no-op when webhooks are off). */
+    void decided(SimulatorLedger.Authorization authorization) {
+        if (!settings.enabled()) return;
+        SimulatorWebhook webhook = new SimulatorWebhook(
+                "sim-evt:" + authorization.operationId() + ":" + authorization.status(),
+                authorization.operationId(), authorization.status(), authorization.reference(),
+                authorization.decidedAt().toString());
+        String body = JSON.writeValueAsString(webhook);
+        String signature = WebhookSignature.sign(settings.secret(), body);
+        int copies = settings.duplicate() ? 2 : 1;
+        for (int i = 0; i < copies; i++) {
+            scheduler.schedule(() -> send(body, signature), settings.delay().toMillis(), TimeUnit.MILLISECONDS);
+        }
+    }
+
+    private void send(String body, String signature) {
+        try {
+            HttpRequest request = HttpRequest.newBuilder(URI.create(url()))
+                    .timeout(Duration.ofSeconds(2))
+                    .header("Content-Type", "application/json")
+                    .header(WebhookSignature.HEADER, signature)
+                    .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
+                    .build();
+            HttpResponse<Void> response = client.send(request, HttpResponse.BodyHandlers.discarding());
+            log.debug("Simulator webhook answered {}: {}", response.statusCode(), body);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (Exception e) {
+            log.warn("Simulator webhook not delivered to {}: {}", url(), e.toString());
+        }
+    }
+
+    private String url() {
+        String configured = settings.url();
+        if (configured != null && !configured.isBlank()) return configured;
+        return "http://localhost:" + environment.getProperty("local.server.port",
+                environment.getProperty("server.port", "8080")) + "/api/v1/payment-callbacks";
+    }
+
+    @Override
+    public void destroy() {
+        scheduler.shutdownNow();
+    }
+}
