@@ -1,7 +1,12 @@
 package io.durablecheckout.api.checkout;
 
 import io.durablecheckout.api.values.CheckoutId;
+import io.durablecheckout.api.values.Step;
 
-/** Automation has run out of evidence; an operator must decide. What is known travels in {@code evidence}. */
-public record ManualReviewRequiredEvent(CheckoutId checkoutId, String reason, String evidence) implements CheckoutEvent {
+/**
+ * Automation has run out of evidence or retries; an operator must decide. What is known travels in
+ * {@code evidence}; {@code blockedStep} is the activity that could not be brought to an end.
+ */
+public record ManualReviewRequiredEvent(CheckoutId checkoutId, Step blockedStep, String reason, String evidence)
+        implements CheckoutEvent {
 }

@@ -1,0 +1,162 @@
+package io.durablecheckout.orchestrator.config;
+
+import com.fasterxml.jackson.annotation.JsonAutoDetect;
+import com.fasterxml.jackson.annotation.PropertyAccessor;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import com.github.kagkarlsson.scheduler.Scheduler;
+import com.github.kagkarlsson.scheduler.task.Task;
+import org.axonframework.common.jdbc.ConnectionProvider;
+import org.axonframework.common.jdbc.PersistenceExceptionResolver;
+import org.axonframework.common.jdbc.UnitOfWorkAwareConnectionProviderWrapper;
+import org.axonframework.common.transaction.TransactionManager;
+import org.axonframework.config.ConfigurationScopeAwareProvider;
+import org.axonframework.deadline.DeadlineManager;
+import org.axonframework.deadline.DeadlineManagerSpanFactory;
+import org.axonframework.deadline.dbscheduler.DbSchedulerBinaryDeadlineDetails;
+import org.axonframework.deadline.dbscheduler.DbSchedulerDeadlineManager;
+import org.axonframework.eventhandling.tokenstore.TokenStore;
+import org.axonframework.eventhandling.tokenstore.jdbc.JdbcTokenStore;
+import org.axonframework.eventhandling.tokenstore.jdbc.TokenSchema;
+import org.axonframework.eventsourcing.eventstore.EventStorageEngine;
+import org.axonframework.eventsourcing.eventstore.jdbc.EventSchema;
+import org.axonframework.eventsourcing.eventstore.jdbc.JdbcEventStorageEngine;
+import org.axonframework.eventsourcing.eventstore.jdbc.JdbcSQLErrorCodesResolver;
+import org.axonframework.modelling.saga.repository.SagaStore;
+import org.axonframework.modelling.saga.repository.jdbc.JdbcSagaStore;
+import org.axonframework.modelling.saga.repository.jdbc.PostgresSagaSqlSchema;
+import org.axonframework.serialization.Serializer;
+import org.axonframework.serialization.json.JacksonSerializer;
+import org.axonframework.spring.jdbc.SpringDataSourceConnectionProvider;
+import org.axonframework.spring.messaging.unitofwork.SpringTransactionManager;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Primary;
+import org.springframework.core.env.Environment;
+import org.springframework.transaction.PlatformTransactionManager;
+
+import javax.sql.DataSource;
+import java.time.Duration;
+
+/**
+ * Every durable Axon component declared explicitly, so nothing silently falls back to an in-memory or
+ * non-transactional default (see docs/decisions.md, "Explicit Axon wiring"). {@link WiringVerifier} fails start-up
+ * if any of them is not the real one.
+ */
+@Configuration(proxyBeanMethods = false)
+public class AxonInfrastructureConfiguration {
+
+    /**
+     * Axon 4 serializes with Jackson 2; Boot 4 itself uses Jackson 3, so this mapper is Axon's own. Field access lets
+     * sagas keep private state without getters.
+     */
+    static ObjectMapper axonObjectMapper() {
+        return new ObjectMapper()
+                .registerModule(new JavaTimeModule())
+                .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+                .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+                .setVisibility(PropertyAccessor.FIELD, JsonAutoDetect.Visibility.ANY);
+    }
+
+    @Bean
+    @Primary
+    public Serializer serializer() {
+        return JacksonSerializer.builder().objectMapper(axonObjectMapper()).build();
+    }
+
+    @Bean
+    @Qualifier("messageSerializer")
+    public Serializer messageSerializer(Serializer serializer) {
+        return serializer;
+    }
+
+    @Bean
+    @Qualifier("eventSerializer")
+    public Serializer eventSerializer(Serializer serializer) {
+        return serializer;
+    }
+
+    /** Declared by hand: on Boot 4, Axon's auto-configuration runs before Boot's JDBC transaction manager exists. */
+    @Bean
+    public TransactionManager axonTransactionManager(PlatformTransactionManager platformTransactionManager) {
+        return new SpringTransactionManager(platformTransactionManager);
+    }
+
+    @Bean
+    public ConnectionProvider axonConnectionProvider(DataSource dataSource) {
+        return new UnitOfWorkAwareConnectionProviderWrapper(new SpringDataSourceConnectionProvider(dataSource));
+    }
+
+    @Bean
+    public PersistenceExceptionResolver persistenceExceptionResolver() {
+        return new JdbcSQLErrorCodesResolver();
+    }
+
+    /** Events in PostgreSQL with bytea payloads (the JPA engine would use large objects). Not with Axon Server. */
+    @Bean
+    @ConditionalOnProperty(name = "axon.axonserver.enabled", havingValue = "false", matchIfMissing = true)
+    public EventStorageEngine eventStorageEngine(ConnectionProvider connectionProvider,
+                                                 TransactionManager transactionManager,
+                                                 Serializer serializer,
+                                                 PersistenceExceptionResolver persistenceExceptionResolver) {
+        return JdbcEventStorageEngine.builder()
+                .connectionProvider(connectionProvider)
+                .transactionManager(transactionManager)
+                .eventSerializer(serializer)
+                .snapshotSerializer(serializer)
+                .persistenceExceptionResolver(persistenceExceptionResolver)
+                .schema(new EventSchema())
+                .dataType(byte[].class)
+                .build();
+    }
+
+    @Bean
+    public TokenStore tokenStore(ConnectionProvider connectionProvider, Serializer serializer, Environment env) {
+        return JdbcTokenStore.builder()
+                .connectionProvider(connectionProvider)
+                .serializer(serializer)
+                .schema(new TokenSchema())
+                .contentType(byte[].class)
+                .claimTimeout(env.getProperty("checkout.processing.claim-timeout", Duration.class, Duration.ofSeconds(10)))
+                .build();
+    }
+
+    /** {@link PostgresSagaSqlSchema} loads a saga with SELECT … FOR UPDATE: a deadline and an event cannot interleave. */
+    @Bean
+    public SagaStore<Object> sagaStore(ConnectionProvider connectionProvider, Serializer serializer) {
+        return JdbcSagaStore.builder()
+                .connectionProvider(connectionProvider)
+                .sqlSchema(new PostgresSagaSqlSchema())
+                .serializer(serializer)
+                .build();
+    }
+
+    /** db-scheduler executes the deadlines Axon schedules; the task resolves the manager lazily (it needs the scheduler). */
+    @Bean
+    @Qualifier("deadlineDetailsTask")
+    public Task<DbSchedulerBinaryDeadlineDetails> dbSchedulerDeadlineDetailsTask(ApplicationContext context) {
+        return DbSchedulerDeadlineManager.binaryTask(() -> context.getBean(DbSchedulerDeadlineManager.class));
+    }
+
+    @Bean
+    public DeadlineManager deadlineManager(Scheduler scheduler,
+                                           org.axonframework.config.Configuration configuration,
+                                           Serializer serializer,
+                                           TransactionManager transactionManager,
+                                           DeadlineManagerSpanFactory spanFactory) {
+        return DbSchedulerDeadlineManager.builder()
+                .scheduler(scheduler)
+                .scopeAwareProvider(new ConfigurationScopeAwareProvider(configuration))
+                .serializer(serializer)
+                .transactionManager(transactionManager)
+                .spanFactory(spanFactory)
+                .startScheduler(false) // the db-scheduler starter starts and stops it
+                .stopScheduler(false)
+                .build();
+    }
+}

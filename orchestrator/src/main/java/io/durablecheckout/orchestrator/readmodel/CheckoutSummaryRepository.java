@@ -1,0 +1,96 @@
+package io.durablecheckout.orchestrator.readmodel;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Repository;
+
+import java.sql.Timestamp;
+import java.util.List;
+import java.util.Optional;
+
+/** The checkout_summary table: one JSONB view per checkout plus the columns operators filter on. */
+@Repository
+public class CheckoutSummaryRepository {
+
+    private static final ObjectMapper JSON = new ObjectMapper()
+            .registerModule(new JavaTimeModule())
+            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+    private final JdbcTemplate jdbc;
+
+    public CheckoutSummaryRepository(JdbcTemplate jdbc) {
+        this.jdbc = jdbc;
+    }
+
+    /** Locks the row (inside the projection's transaction) so two segments or nodes cannot interleave on it. */
+    public Optional<CheckoutView> findForUpdate(String checkoutId) {
+        return jdbc.query("SELECT view FROM checkout_summary WHERE checkout_id = ? FOR UPDATE",
+                (rs, i) -> read(rs.getString(1)), checkoutId).stream().findFirst();
+    }
+
+    public Optional<CheckoutView> find(String tenantId, String checkoutId) {
+        return jdbc.query("SELECT view FROM checkout_summary WHERE checkout_id = ? AND tenant_id = ?",
+                (rs, i) -> read(rs.getString(1)), checkoutId, tenantId).stream().findFirst();
+    }
+
+    public Optional<CheckoutView> findAnyTenant(String checkoutId) {
+        return jdbc.query("SELECT view FROM checkout_summary WHERE checkout_id = ?",
+                (rs, i) -> read(rs.getString(1)), checkoutId).stream().findFirst();
+    }
+
+    /** Newest first; {@code state} null for all; {@code waitingOnly} hides terminal checkouts. */
+    public List<CheckoutView> list(String tenantId, String state, boolean waitingOnly, int limit) {
+        StringBuilder sql = new StringBuilder("SELECT view FROM checkout_summary WHERE 1 = 1");
+        List<Object> args = new java.util.ArrayList<>();
+        if (tenantId != null) {
+            sql.append(" AND tenant_id = ?");
+            args.add(tenantId);
+        }
+        if (state != null) {
+            sql.append(" AND state = ?");
+            args.add(state);
+        }
+        if (waitingOnly) {
+            sql.append(" AND NOT terminal");
+        }
+        sql.append(" ORDER BY updated_at DESC LIMIT ?");
+        args.add(limit);
+        return jdbc.query(sql.toString(), (rs, i) -> read(rs.getString(1)), args.toArray());
+    }
+
+    public void upsert(CheckoutView v) {
+        jdbc.update("""
+                INSERT INTO checkout_summary (checkout_id, tenant_id, state, version, terminal, waiting_reason,
+                                              next_deadline, view, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)
+                ON CONFLICT (checkout_id) DO UPDATE SET state = EXCLUDED.state, version = EXCLUDED.version,
+                    terminal = EXCLUDED.terminal, waiting_reason = EXCLUDED.waiting_reason,
+                    next_deadline = EXCLUDED.next_deadline, view = EXCLUDED.view, updated_at = EXCLUDED.updated_at
+                """,
+                v.checkoutId, v.tenantId, v.state, v.version, v.terminal,
+                v.waiting == null ? null : v.waiting.reason(),
+                v.waiting == null || v.waiting.nextDeadline() == null ? null : Timestamp.from(v.waiting.nextDeadline()),
+                write(v), Timestamp.from(v.createdAt), Timestamp.from(v.updatedAt));
+    }
+
+    static CheckoutView read(String json) {
+        try {
+            return JSON.readValue(json, CheckoutView.class);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("unreadable checkout view: " + e.getMessage(), e);
+        }
+    }
+
+    static String write(CheckoutView v) {
+        try {
+            return JSON.writeValueAsString(v);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot write checkout view: " + e.getMessage(), e);
+        }
+    }
+}

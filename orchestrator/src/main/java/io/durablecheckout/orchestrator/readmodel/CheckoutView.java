@@ -1,0 +1,71 @@
+package io.durablecheckout.orchestrator.readmodel;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What an operator or client sees of one checkout: its state, what each activity knows, and what it is waiting for.
+ * A document (stored as JSONB), folded from the Checkout event stream by {@link CheckoutViewFolder}.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class CheckoutView {
+    public String checkoutId;
+    public String tenantId;
+    public String state;
+    /** Sequence number of the last event applied: the value for If-Match. */
+    public long version;
+    public boolean terminal;
+    public Instant createdAt;
+    public Instant updatedAt;
+    public Amount amount;
+    public List<Item> items = new ArrayList<>();
+    public String customerEmail;
+    public String idempotencyKey;
+    public boolean cancellationRequested;
+    /** Why the checkout ended (cancelled) or is held (manual review). */
+    public String reason;
+    public String reasonDetail;
+    public String providerReference;
+    public Waiting waiting;
+    public ManualReview manualReview;
+    public Map<String, Activity> activities = new LinkedHashMap<>();
+    public int staleResultsRejected;
+    public int leasesExpired;
+
+    public record Amount(long minor, String currency) {
+    }
+
+    public record Item(String sku, int quantity) {
+    }
+
+    /**
+     * @param reason       what the checkout is waiting for, in words
+     * @param nextDeadline when something happens if nothing else does
+     * @param onDeadline   what happens then
+     * @param known        what is known for certain at this point
+     * @param unknown      what is not known yet
+     */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public record Waiting(String reason, Instant nextDeadline, String onDeadline, String known, String unknown) {
+    }
+
+    public record ManualReview(String blockedStep, String reason, String evidence) {
+    }
+
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    public static class Activity {
+        public String operationId;
+        public int attempt;
+        public long fencingToken;
+        public Instant leaseExpiresAt;
+        /** in_flight, succeeded, failed, retry_scheduled, lease_expired, blocked, unknown */
+        public String status;
+        public String lastOutcome;
+        public Instant retryAt;
+    }
+}

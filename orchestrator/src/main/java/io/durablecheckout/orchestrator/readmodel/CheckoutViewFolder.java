@@ -1,0 +1,223 @@
+package io.durablecheckout.orchestrator.readmodel;
+
+import io.durablecheckout.api.checkout.ActivityIntent;
+import io.durablecheckout.api.checkout.ActivityLeaseExpiredEvent;
+import io.durablecheckout.api.checkout.ActivityResultRejectedEvent;
+import io.durablecheckout.api.checkout.ActivityRetryScheduledEvent;
+import io.durablecheckout.api.checkout.CancellationNoticeRequestedEvent;
+import io.durablecheckout.api.checkout.CancellationNoticeSentEvent;
+import io.durablecheckout.api.checkout.CheckoutCancellationRequestedEvent;
+import io.durablecheckout.api.checkout.CheckoutCancelledEvent;
+import io.durablecheckout.api.checkout.CheckoutCompletedEvent;
+import io.durablecheckout.api.checkout.CheckoutConfirmedEvent;
+import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
+import io.durablecheckout.api.checkout.CheckoutEvent;
+import io.durablecheckout.api.checkout.ManualReviewRequiredEvent;
+import io.durablecheckout.api.checkout.ManualReviewResolvedEvent;
+import io.durablecheckout.api.checkout.OperatorRetryRequestedEvent;
+import io.durablecheckout.api.checkout.PaymentAuthorizationRequestedEvent;
+import io.durablecheckout.api.checkout.PaymentAuthorizedEvent;
+import io.durablecheckout.api.checkout.PaymentDeclinedEvent;
+import io.durablecheckout.api.checkout.PaymentOutcomeUnknownEvent;
+import io.durablecheckout.api.checkout.PaymentReconciliationRequestedEvent;
+import io.durablecheckout.api.checkout.PaymentReconciliationScheduledEvent;
+import io.durablecheckout.api.checkout.PaymentRefundRequestedEvent;
+import io.durablecheckout.api.checkout.PaymentRefundedEvent;
+import io.durablecheckout.api.checkout.PaymentVoidRequestedEvent;
+import io.durablecheckout.api.checkout.PaymentVoidedEvent;
+import io.durablecheckout.api.checkout.ReceiptRequestedEvent;
+import io.durablecheckout.api.checkout.ReceiptSentEvent;
+import io.durablecheckout.api.checkout.StockReleaseRequestedEvent;
+import io.durablecheckout.api.checkout.StockReleasedEvent;
+import io.durablecheckout.api.checkout.StockReservationRequestedEvent;
+import io.durablecheckout.api.checkout.StockReservedEvent;
+import io.durablecheckout.api.values.Lease;
+import io.durablecheckout.api.values.Step;
+import io.durablecheckout.orchestrator.checkout.CheckoutState;
+
+import java.time.Instant;
+
+/**
+ * Folds Checkout events into a {@link CheckoutView}. Pure: the projection and the consistent read of a checkout whose
+ * projection lags use the same function, so they cannot disagree.
+ */
+public final class CheckoutViewFolder {
+
+    private CheckoutViewFolder() {
+    }
+
+    public static CheckoutView fold(CheckoutView view, CheckoutEvent event, long sequence, Instant at) {
+        CheckoutView v = view == null ? new CheckoutView() : view;
+        v.version = sequence;
+        v.updatedAt = at;
+        if (event instanceof CheckoutCreatedEvent e) {
+            v.checkoutId = e.checkoutId().value();
+            v.tenantId = e.tenantId().value();
+            v.createdAt = at;
+            v.amount = new CheckoutView.Amount(e.amount().minor(), e.amount().currency());
+            e.items().forEach(i -> v.items.add(new CheckoutView.Item(i.sku().value(), i.quantity())));
+            v.customerEmail = e.customerEmail();
+            v.idempotencyKey = e.idempotencyKey();
+            state(v, CheckoutState.CREATED);
+        } else if (event instanceof ActivityIntent e) {
+            CheckoutView.Activity a = activity(v, e.step());
+            Lease lease = e.lease();
+            a.operationId = lease.operationId().value();
+            a.attempt = lease.attempt();
+            a.fencingToken = lease.fencingToken().value();
+            a.leaseExpiresAt = lease.expiresAt();
+            a.status = "in_flight";
+            a.retryAt = null;
+            state(v, pendingState(e));
+            String what = describe(e.step());
+            v.waiting = new CheckoutView.Waiting("waiting for " + what + " (operation " + a.operationId + ", attempt "
+                    + a.attempt + ", fencing token " + a.fencingToken + ")", lease.expiresAt(),
+                    "lease expires: a new owner gets fencing token " + (a.fencingToken + 1)
+                            + " for the same operation id; results with older tokens are rejected",
+                    known(v), "whether " + what + " has happened yet");
+            if (e instanceof PaymentReconciliationRequestedEvent r) {
+                v.waiting = new CheckoutView.Waiting("asking the provider (lookup " + r.lookupNumber()
+                        + ") about authorization " + r.authorizationOperationId(), lease.expiresAt(),
+                        "lease expires: the lookup is sent again", known(v),
+                        "whether the provider authorized the payment");
+            }
+        } else if (event instanceof StockReservedEvent e) {
+            succeeded(v, Step.RESERVE_STOCK, "reserved");
+        } else if (event instanceof PaymentAuthorizedEvent e) {
+            succeeded(v, Step.AUTHORIZE_PAYMENT, "authorized");
+            if (v.activities.containsKey(Step.RECONCILE_PAYMENT.slug())) {
+                succeeded(v, Step.RECONCILE_PAYMENT, "provider reported authorized");
+            }
+            v.providerReference = e.providerReference();
+            state(v, CheckoutState.PAYMENT_AUTHORIZED);
+        } else if (event instanceof CheckoutConfirmedEvent) {
+            state(v, CheckoutState.CONFIRMED);
+        } else if (event instanceof ReceiptSentEvent) {
+            succeeded(v, Step.SEND_RECEIPT, "sent");
+        } else if (event instanceof CheckoutCompletedEvent) {
+            state(v, CheckoutState.COMPLETED);
+            v.waiting = null;
+        } else if (event instanceof PaymentDeclinedEvent e) {
+            CheckoutView.Activity a = activity(v, Step.AUTHORIZE_PAYMENT);
+            a.status = "declined";
+            a.lastOutcome = e.reason();
+            if (v.activities.containsKey(Step.RECONCILE_PAYMENT.slug())) {
+                succeeded(v, Step.RECONCILE_PAYMENT, "provider reported declined");
+            }
+            state(v, CheckoutState.PAYMENT_DECLINED);
+        } else if (event instanceof PaymentOutcomeUnknownEvent e) {
+            CheckoutView.Activity a = activity(v, Step.AUTHORIZE_PAYMENT);
+            a.status = "unknown";
+            a.lastOutcome = e.reason();
+            state(v, CheckoutState.PAYMENT_UNKNOWN);
+        } else if (event instanceof PaymentReconciliationScheduledEvent e) {
+            state(v, CheckoutState.RECONCILIATION_PENDING);
+            CheckoutView.Activity a = v.activities.get(Step.RECONCILE_PAYMENT.slug());
+            if (a != null) {
+                a.status = "inconclusive";
+                a.lastOutcome = e.lastAnswer();
+            }
+            v.waiting = new CheckoutView.Waiting("payment outcome unknown; next lookup under the original operation id",
+                    e.dueAt(), "ask the provider about " + e.authorizationOperationId() + " (lookup " + e.lookupNumber()
+                    + "); never a new authorization", known(v) + "; last answer: " + e.lastAnswer(),
+                    "whether the provider authorized the payment");
+        } else if (event instanceof ManualReviewRequiredEvent e) {
+            CheckoutView.Activity a = v.activities.get(e.blockedStep().slug());
+            if (a != null) {
+                a.status = "blocked";
+            }
+            v.manualReview = new CheckoutView.ManualReview(e.blockedStep().slug(), e.reason(), e.evidence());
+            v.reason = "manual_review";
+            v.reasonDetail = e.reason();
+            state(v, CheckoutState.MANUAL_REVIEW);
+            v.waiting = new CheckoutView.Waiting("waiting for an operator: " + e.reason(), null,
+                    "nothing happens until an operator resolves, retries or cancels", known(v), e.evidence());
+        } else if (event instanceof ManualReviewResolvedEvent || event instanceof OperatorRetryRequestedEvent) {
+            v.manualReview = null;
+            v.reason = null;
+            v.reasonDetail = null;
+        } else if (event instanceof CheckoutCancellationRequestedEvent e) {
+            v.cancellationRequested = true;
+            v.reasonDetail = e.detail();
+        } else if (event instanceof PaymentVoidedEvent) {
+            succeeded(v, Step.VOID_PAYMENT, "voided");
+        } else if (event instanceof PaymentRefundedEvent e) {
+            succeeded(v, Step.REFUND_PAYMENT, "refunded");
+            state(v, CheckoutState.REFUND_CONFIRMED);
+        } else if (event instanceof StockReleasedEvent) {
+            succeeded(v, Step.RELEASE_STOCK, "released");
+        } else if (event instanceof CancellationNoticeSentEvent) {
+            succeeded(v, Step.SEND_CANCELLATION_NOTICE, "sent");
+        } else if (event instanceof CheckoutCancelledEvent e) {
+            state(v, CheckoutState.CANCELLED);
+            v.reason = e.reason() == null ? null : e.reason().name().toLowerCase();
+            v.reasonDetail = e.detail();
+            v.waiting = null;
+        } else if (event instanceof ActivityRetryScheduledEvent e) {
+            CheckoutView.Activity a = activity(v, e.step());
+            a.status = "retry_scheduled";
+            a.lastOutcome = e.detail();
+            a.retryAt = e.retryAt();
+            v.waiting = new CheckoutView.Waiting(describe(e.step()) + " failed (" + e.detail() + "); retry scheduled",
+                    e.retryAt(), "try again under the same operation id " + e.operationId(), known(v), null);
+        } else if (event instanceof ActivityLeaseExpiredEvent e) {
+            activity(v, e.step()).status = "lease_expired";
+            v.leasesExpired++;
+        } else if (event instanceof ActivityResultRejectedEvent) {
+            v.staleResultsRejected++;
+        }
+        v.terminal = CheckoutState.valueOf(v.state.toUpperCase()).isTerminal();
+        return v;
+    }
+
+    private static CheckoutState pendingState(ActivityIntent intent) {
+        if (intent instanceof StockReservationRequestedEvent) return CheckoutState.CREATED;
+        if (intent instanceof PaymentAuthorizationRequestedEvent) return CheckoutState.STOCK_RESERVED;
+        if (intent instanceof PaymentReconciliationRequestedEvent) return CheckoutState.RECONCILIATION_PENDING;
+        if (intent instanceof ReceiptRequestedEvent) return CheckoutState.CONFIRMED;
+        if (intent instanceof StockReleaseRequestedEvent) return CheckoutState.STOCK_RELEASE_PENDING;
+        if (intent instanceof PaymentVoidRequestedEvent) return CheckoutState.VOID_PENDING;
+        if (intent instanceof PaymentRefundRequestedEvent) return CheckoutState.REFUND_REQUESTED;
+        if (intent instanceof CancellationNoticeRequestedEvent) return CheckoutState.CANCELLATION_NOTICE_PENDING;
+        throw new IllegalStateException("unknown intent " + intent);
+    }
+
+    private static String describe(Step step) {
+        return switch (step) {
+            case RESERVE_STOCK -> "stock reservation";
+            case AUTHORIZE_PAYMENT -> "payment authorization";
+            case RECONCILE_PAYMENT -> "payment lookup";
+            case SEND_RECEIPT -> "receipt";
+            case RELEASE_STOCK -> "stock release";
+            case VOID_PAYMENT -> "payment void";
+            case REFUND_PAYMENT -> "refund";
+            case SEND_CANCELLATION_NOTICE -> "cancellation notice";
+        };
+    }
+
+    private static String known(CheckoutView v) {
+        StringBuilder sb = new StringBuilder();
+        v.activities.forEach((step, a) -> {
+            if (a.lastOutcome != null && !"in_flight".equals(a.status)) {
+                if (!sb.isEmpty()) sb.append(", ");
+                sb.append(step).append(": ").append(a.lastOutcome);
+            }
+        });
+        return sb.isEmpty() ? "nothing has been done yet" : sb.toString();
+    }
+
+    private static CheckoutView.Activity activity(CheckoutView v, Step step) {
+        return v.activities.computeIfAbsent(step.slug(), s -> new CheckoutView.Activity());
+    }
+
+    private static void succeeded(CheckoutView v, Step step, String outcome) {
+        CheckoutView.Activity a = activity(v, step);
+        a.status = "succeeded";
+        a.lastOutcome = outcome;
+        a.retryAt = null;
+    }
+
+    private static void state(CheckoutView v, CheckoutState state) {
+        v.state = state.wireName();
+    }
+}

@@ -1,0 +1,128 @@
+package io.durablecheckout.orchestrator.web;
+
+import io.durablecheckout.api.checkout.CancellationReason;
+import io.durablecheckout.api.command.RequestCancellationCommand;
+import io.durablecheckout.api.values.CheckoutId;
+import io.durablecheckout.api.values.TenantId;
+import io.durablecheckout.orchestrator.checkout.CheckoutState;
+import io.durablecheckout.orchestrator.readmodel.CheckoutView;
+import io.durablecheckout.orchestrator.tenancy.Caller;
+import org.axonframework.commandhandling.gateway.CommandGateway;
+import org.axonframework.eventhandling.DomainEventMessage;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestAttribute;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RequestParam;
+import org.springframework.web.bind.annotation.RestController;
+
+import java.net.URI;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+@RestController
+@RequestMapping("/api/v1/checkouts")
+public class CheckoutController {
+
+    private final CheckoutService checkouts;
+    private final CommandGateway commands;
+    private final Clock clock;
+
+    public CheckoutController(CheckoutService checkouts, CommandGateway commands, Clock clock) {
+        this.checkouts = checkouts;
+        this.commands = commands;
+        this.clock = clock;
+    }
+
+    public record Accepted(String checkoutId, String state, Map<String, String> links) {
+    }
+
+    public record HistoryEntry(long sequence, String type, Instant timestamp, Object payload,
+                               Map<String, Object> metadata) {
+    }
+
+    public record CancelRequest(String reason) {
+    }
+
+    @PostMapping
+    public ResponseEntity<Accepted> start(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller,
+                                          @RequestHeader(name = "Idempotency-Key", required = false) String idempotencyKey,
+                                          @RequestBody(required = false) CheckoutRequest request) {
+        CheckoutService.Submitted submitted = checkouts.submit(new TenantId(caller.tenantId()), idempotencyKey, request);
+        String id = submitted.checkoutId().value();
+        String state = submitted.replayed()
+                ? checkouts.find(caller, id).map(v -> v.state).orElse(CheckoutState.CREATED.wireName())
+                : CheckoutState.CREATED.wireName();
+        return ResponseEntity.accepted()
+                .location(URI.create("/api/v1/checkouts/" + id))
+                .header("Idempotent-Replayed", Boolean.toString(submitted.replayed()))
+                .body(new Accepted(id, state, links(id)));
+    }
+
+    @GetMapping("/{checkoutId}")
+    public CheckoutView get(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller, @PathVariable String checkoutId) {
+        return checkouts.find(caller, checkoutId).orElseThrow(() -> notFound(checkoutId));
+    }
+
+    @GetMapping("/{checkoutId}/history")
+    public List<HistoryEntry> history(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller,
+                                      @PathVariable String checkoutId) {
+        List<DomainEventMessage<?>> events = checkouts.history(caller, checkoutId);
+        if (events.isEmpty()) {
+            throw notFound(checkoutId);
+        }
+        return events.stream().map(m -> new HistoryEntry(m.getSequenceNumber(), m.getPayloadType().getSimpleName(),
+                m.getTimestamp(), m.getPayload(), Map.copyOf(m.getMetaData()))).toList();
+    }
+
+    /**
+     * Lists checkouts, newest first. {@code waiting=true} shows only those not in a terminal state: what is in flight
+     * or stuck, each with its reason and next deadline.
+     */
+    @GetMapping
+    public List<CheckoutView> list(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller,
+                                   @RequestParam(required = false) String state,
+                                   @RequestParam(defaultValue = "false") boolean waiting,
+                                   @RequestParam(defaultValue = "50") int limit) {
+        if (state != null && Arrays.stream(CheckoutState.values()).noneMatch(s -> s.wireName().equals(state))) {
+            throw new ApiProblemException(HttpStatus.BAD_REQUEST, "invalid-request", "Unknown state",
+                    "state must be one of " + Arrays.stream(CheckoutState.values()).map(CheckoutState::wireName).toList());
+        }
+        if (limit < 1 || limit > 500) {
+            throw new ApiProblemException(HttpStatus.BAD_REQUEST, "invalid-request", "Invalid limit",
+                    "limit must be between 1 and 500");
+        }
+        return checkouts.list(caller, state, waiting, limit);
+    }
+
+    /** A customer's cancellation: compensations run for whatever was done (release, void or refund, notice). */
+    @PostMapping("/{checkoutId}/cancel")
+    public ResponseEntity<Accepted> cancel(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller,
+                                           @PathVariable String checkoutId,
+                                           @RequestBody(required = false) CancelRequest body) {
+        checkouts.find(caller, checkoutId).orElseThrow(() -> notFound(checkoutId));
+        String reason = body == null || body.reason() == null ? "customer request" : body.reason();
+        commands.sendAndWait(new RequestCancellationCommand(new CheckoutId(checkoutId),
+                CancellationReason.CUSTOMER_REQUEST, reason, null, clock.instant()));
+        String state = checkouts.find(caller, checkoutId).map(v -> v.state).orElse(null);
+        return ResponseEntity.accepted().location(URI.create("/api/v1/checkouts/" + checkoutId))
+                .body(new Accepted(checkoutId, state, links(checkoutId)));
+    }
+
+    static Map<String, String> links(String id) {
+        return Map.of("self", "/api/v1/checkouts/" + id, "history", "/api/v1/checkouts/" + id + "/history");
+    }
+
+    static ApiProblemException notFound(String id) {
+        return new ApiProblemException(HttpStatus.NOT_FOUND, "not-found", "No such checkout",
+                "No checkout " + id + " for this API key");
+    }
+}

@@ -1,0 +1,183 @@
+package io.durablecheckout.orchestrator.web;
+
+import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
+import io.durablecheckout.api.checkout.CheckoutEvent;
+import io.durablecheckout.api.command.StartCheckoutCommand;
+import io.durablecheckout.api.query.FindUnknownSkusQuery;
+import io.durablecheckout.api.query.UnknownSkus;
+import io.durablecheckout.api.values.CheckoutId;
+import io.durablecheckout.api.values.LineItem;
+import io.durablecheckout.api.values.Sku;
+import io.durablecheckout.api.values.TenantId;
+import io.durablecheckout.orchestrator.readmodel.CheckoutSummaryRepository;
+import io.durablecheckout.orchestrator.readmodel.CheckoutView;
+import io.durablecheckout.orchestrator.readmodel.CheckoutViewFolder;
+import io.durablecheckout.orchestrator.tenancy.Caller;
+import org.axonframework.commandhandling.gateway.CommandGateway;
+import org.axonframework.eventhandling.DomainEventMessage;
+import org.axonframework.eventsourcing.eventstore.DomainEventStream;
+import org.axonframework.eventsourcing.eventstore.EventStore;
+import org.axonframework.messaging.responsetypes.ResponseTypes;
+import org.axonframework.queryhandling.QueryGateway;
+import org.springframework.http.HttpStatus;
+import org.springframework.stereotype.Service;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The entry point both the HTTP controller and the in-process benchmark use to submit and read checkouts.
+ */
+@Service
+public class CheckoutService {
+
+    private final CommandGateway commands;
+    private final QueryGateway queries;
+    private final EventStore eventStore;
+    private final CheckoutSummaryRepository summaries;
+    private final Clock clock;
+
+    public CheckoutService(CommandGateway commands, QueryGateway queries, EventStore eventStore,
+                           CheckoutSummaryRepository summaries, Clock clock) {
+        this.commands = commands;
+        this.queries = queries;
+        this.eventStore = eventStore;
+        this.summaries = summaries;
+        this.clock = clock;
+    }
+
+    public record Submitted(CheckoutId checkoutId, boolean replayed) {
+    }
+
+    /**
+     * Starts a checkout once per (tenant, Idempotency-Key): the id is derived from both, so a retry addresses the
+     * same aggregate and the event store's uniqueness decides, atomically, which request created it.
+     */
+    public Submitted submit(TenantId tenant, String idempotencyKey, CheckoutRequest request) {
+        CheckoutRequestValidator.requireIdempotencyKey(idempotencyKey);
+        CheckoutRequestValidator.Valid valid = CheckoutRequestValidator.validate(request);
+        CheckoutId id = checkoutIdFor(tenant, idempotencyKey);
+        String fingerprint = fingerprint(valid);
+        Optional<Submitted> replay = replayOf(id, fingerprint);
+        if (replay.isPresent()) {
+            return replay.get();
+        }
+        rejectUnknownSkus(tenant, valid.items());
+        try {
+            commands.sendAndWait(new StartCheckoutCommand(id, tenant, valid.items(), valid.amount(),
+                    valid.paymentToken(), valid.customerEmail(), idempotencyKey, fingerprint, clock.instant()));
+            return new Submitted(id, false);
+        } catch (RuntimeException e) {
+            // A concurrent request with the same key won the race: answer as for a replay.
+            return replayOf(id, fingerprint).orElseThrow(() -> e);
+        }
+    }
+
+    private Optional<Submitted> replayOf(CheckoutId id, String fingerprint) {
+        DomainEventStream stream = eventStore.readEvents(id.value());
+        if (!stream.hasNext()) {
+            return Optional.empty();
+        }
+        CheckoutCreatedEvent created = (CheckoutCreatedEvent) stream.next().getPayload();
+        if (!created.requestFingerprint().equals(fingerprint)) {
+            throw new ApiProblemException(HttpStatus.UNPROCESSABLE_CONTENT, "idempotency-key-reused",
+                    "Idempotency-Key reused", "This Idempotency-Key was already used for a different request (checkout "
+                    + id + "); use a new key for a new checkout");
+        }
+        return Optional.of(new Submitted(id, true));
+    }
+
+    private void rejectUnknownSkus(TenantId tenant, List<LineItem> items) {
+        List<Sku> skus = items.stream().map(LineItem::sku).toList();
+        UnknownSkus unknown;
+        try {
+            unknown = queries.query(new FindUnknownSkusQuery(tenant, skus), ResponseTypes.instanceOf(UnknownSkus.class))
+                    .get(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while checking SKUs", e);
+        } catch (ExecutionException | TimeoutException e) {
+            if (e.getCause() instanceof RuntimeException re) {
+                throw re;
+            }
+            throw new ApiProblemException(HttpStatus.SERVICE_UNAVAILABLE, "service-unavailable", "Service unavailable",
+                    "The inventory service did not answer in time; retry with the same Idempotency-Key");
+        }
+        if (!unknown.skus().isEmpty()) {
+            List<String> names = unknown.skus().stream().map(Sku::value).toList();
+            throw new ApiProblemException(HttpStatus.UNPROCESSABLE_CONTENT, "unknown-sku", "Unknown SKU",
+                    "Not in this tenant's catalogue: " + String.join(", ", names),
+                    names.stream().map(s -> "items: unknown sku " + s).toList());
+        }
+    }
+
+    /** The checkout as the read model has it, or folded from the event store while the read model catches up. */
+    public Optional<CheckoutView> find(Caller caller, String checkoutId) {
+        Optional<CheckoutView> view = caller.isOperator()
+                ? summaries.findAnyTenant(checkoutId)
+                : summaries.find(caller.tenantId(), checkoutId);
+        if (view.isPresent()) {
+            return view;
+        }
+        CheckoutView folded = null;
+        for (DomainEventMessage<?> m : history(checkoutId)) {
+            folded = CheckoutViewFolder.fold(folded, (CheckoutEvent) m.getPayload(), m.getSequenceNumber(),
+                    m.getTimestamp());
+        }
+        if (folded == null || (!caller.isOperator() && !caller.tenantId().equals(folded.tenantId))) {
+            return Optional.empty();
+        }
+        return Optional.of(folded);
+    }
+
+    public List<CheckoutView> list(Caller caller, String state, boolean waitingOnly, int limit) {
+        return summaries.list(caller.isOperator() ? null : caller.tenantId(), state, waitingOnly, limit);
+    }
+
+    /** The checkout's own event stream, in order; empty if it does not exist or belongs to another tenant. */
+    public List<DomainEventMessage<?>> history(Caller caller, String checkoutId) {
+        List<DomainEventMessage<?>> events = history(checkoutId);
+        if (events.isEmpty()) {
+            return events;
+        }
+        CheckoutCreatedEvent created = (CheckoutCreatedEvent) events.get(0).getPayload();
+        if (!caller.isOperator() && !created.tenantId().value().equals(caller.tenantId())) {
+            return List.of();
+        }
+        return events;
+    }
+
+    private List<DomainEventMessage<?>> history(String checkoutId) {
+        List<DomainEventMessage<?>> events = new ArrayList<>();
+        eventStore.readEvents(checkoutId).asStream().forEach(events::add);
+        return events;
+    }
+
+    public static CheckoutId checkoutIdFor(TenantId tenant, String idempotencyKey) {
+        UUID uuid = UUID.nameUUIDFromBytes((tenant.value() + "\n" + idempotencyKey).getBytes(StandardCharsets.UTF_8));
+        return new CheckoutId("co_" + uuid);
+    }
+
+    static String fingerprint(CheckoutRequestValidator.Valid v) {
+        StringBuilder canonical = new StringBuilder();
+        v.items().forEach(i -> canonical.append(i.sku().value()).append('\u0000').append(i.quantity()).append('\n'));
+        canonical.append(v.amount().minor()).append(' ').append(v.amount().currency()).append('\n')
+                .append(v.paymentToken()).append('\n').append(v.customerEmail());
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(canonical.toString().getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
