@@ -129,8 +129,9 @@ public class Checkout {
         }
         apply(new CheckoutCreatedEvent(cmd.checkoutId(), cmd.tenantId(), List.copyOf(cmd.items()), cmd.amount(),
                 cmd.paymentToken(), cmd.customerEmail(), cmd.idempotencyKey(), cmd.requestFingerprint(),
-                cmd.requestedAt()));
-        issue(Step.RESERVE_STOCK, cmd.requestedAt(), deadlines, policy);
+                cmd.requestedAt()))
+                // In a constructor Axon applies events after the handler returns; andThen runs once it is applied.
+                .andThen(() -> issue(Step.RESERVE_STOCK, cmd.requestedAt(), deadlines, policy));
     }
 
     /**

@@ -92,7 +92,9 @@ public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
         if (cause != null && cause.getMessage() != null) {
             String message = cause.getMessage();
             int cut = message.indexOf(" at [Source");
-            detail = detail + ": " + (cut > 0 ? message.substring(0, cut) : message).replace('\n', ' ');
+            // Jackson names our internal class; the client only needs the property.
+            detail = detail + ": " + (cut > 0 ? message.substring(0, cut) : message).replace('\n', ' ')
+                    .replaceAll(" \\(class [^)]*\\)", "");
         }
         return ResponseEntity.badRequest().body(Problems.of(HttpStatus.BAD_REQUEST, "malformed-request",
                 "Malformed request", detail));
