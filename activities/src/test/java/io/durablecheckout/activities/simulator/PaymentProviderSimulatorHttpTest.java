@@ -1,0 +1,289 @@
+package io.durablecheckout.activities.simulator;
+
+import io.durablecheckout.activities.ActivityMetrics;
+import io.durablecheckout.activities.PostgresTestSupport;
+import io.durablecheckout.activities.RecordingEventGateway;
+import io.durablecheckout.activities.WorkerPauseHook;
+import io.durablecheckout.activities.payments.HttpPaymentProvider;
+import io.durablecheckout.activities.payments.PaymentProvider;
+import io.durablecheckout.activities.payments.PaymentProvider.AuthorizationAnswer;
+import io.durablecheckout.activities.payments.PaymentProvider.AuthorizationStatus;
+import io.durablecheckout.activities.payments.PaymentProvider.CompensationAnswer;
+import io.durablecheckout.activities.payments.PaymentsResource;
+import io.durablecheckout.activities.payments.PaymentsWorker;
+import io.durablecheckout.api.activity.PaymentAuthorizationOutcomeUnknownEvent;
+import io.durablecheckout.api.activity.PaymentAuthorizationSucceededEvent;
+import io.durablecheckout.api.activity.PaymentLookupAnsweredEvent;
+import io.durablecheckout.api.activity.PaymentLookupOutcome;
+import io.durablecheckout.api.checkout.PaymentAuthorizationRequestedEvent;
+import io.durablecheckout.api.checkout.PaymentReconciliationRequestedEvent;
+import io.durablecheckout.api.values.CheckoutId;
+import io.durablecheckout.api.values.Money;
+import io.durablecheckout.api.values.OperationId;
+import io.durablecheckout.api.values.Step;
+import io.durablecheckout.api.values.TenantId;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static io.durablecheckout.activities.TestIntents.lease;
+import static io.durablecheckout.activities.TestIntents.token;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** The simulator over real HTTP, driven through the real {@link HttpPaymentProvider}. */
+class PaymentProviderSimulatorHttpTest extends PostgresTestSupport {
+
+    private static final Money AMOUNT = new Money(1_999, "EUR");
+    private static final AtomicInteger SEQ = new AtomicInteger();
+
+    private static ConfigurableApplicationContext app;
+    private static PaymentProvider provider;
+    private static int port;
+
+    @BeforeAll
+    static void startSimulator() {
+        app = new SpringApplicationBuilder(SimulatorTestApplication.class)
+                .properties(
+                        "server.port=0",
+                        "spring.main.banner-mode=off",
+                        "spring.datasource.url=" + postgres.getJdbcUrl("postgres", "postgres"),
+                        // Short delays, but the timeout tokens still outlast the client's request timeout.
+                        "checkout.payments.request-timeout=300ms",
+                        "checkout.payments.connect-timeout=300ms",
+                        "checkout.simulator.timeout-delay=1s",
+                        "checkout.simulator.slow-delay=50ms",
+                        "checkout.simulator.down-for-attempts=2",
+                        "checkout.simulator.webhooks.enabled=true",
+                        "checkout.simulator.webhooks.duplicate=true",
+                        "checkout.simulator.webhooks.delay=20ms")
+                .run();
+        port = Integer.parseInt(app.getEnvironment().getProperty("local.server.port"));
+        // The auto-configured adapter, with no provider-url set: it must find this server's own simulator.
+        provider = app.getBean(PaymentProvider.class);
+    }
+
+    @AfterAll
+    static void stopSimulator() {
+        if (app != null) app.close();
+    }
+
+    private static OperationId op() {
+        return OperationId.of(new CheckoutId("chk-s" + SEQ.incrementAndGet()), Step.AUTHORIZE_PAYMENT);
+    }
+
+    @Test
+    void wiresTheAutoConfiguredDefaults() {
+        assertThat(provider).isInstanceOf(HttpPaymentProvider.class);
+        assertThat(app.getBean(WorkerPauseHook.class)).isSameAs(WorkerPauseHook.NONE);
+    }
+
+    @Test
+    void approveAndDecline() {
+        OperationId approve = op();
+        OperationId decline = op();
+        OperationId other = op();
+
+        AuthorizationAnswer approved = provider.authorize(approve, AMOUNT, "tok_approve");
+        AuthorizationAnswer declined = provider.authorize(decline, AMOUNT, "tok_decline");
+        AuthorizationAnswer unknownToken = provider.authorize(other, AMOUNT, "tok_whatever");
+
+        assertThat(approved.status()).isEqualTo(AuthorizationStatus.AUTHORIZED);
+        assertThat(approved.reference()).startsWith("SIM-");
+        assertThat(declined.status()).isEqualTo(AuthorizationStatus.DECLINED);
+        assertThat(unknownToken.status()).isEqualTo(AuthorizationStatus.DECLINED);
+        assertThat(unknownToken.detail()).isEqualTo("unknown payment token");
+        assertThat(provider.lookup(approve).outcome()).isEqualTo(PaymentLookupOutcome.AUTHORIZED);
+        assertThat(provider.lookup(decline).outcome()).isEqualTo(PaymentLookupOutcome.DECLINED);
+        assertThat(provider.lookup(op()).outcome()).isEqualTo(PaymentLookupOutcome.NOT_FOUND);
+    }
+
+    @Test
+    void duplicatePostReturnsTheRecordedResultAndNeverReDecides() {
+        OperationId id = op();
+        AuthorizationAnswer first = provider.authorize(id, AMOUNT, "tok_approve");
+        // Same operation id, different token: the provider answers from its record.
+        AuthorizationAnswer second = provider.authorize(id, AMOUNT, "tok_decline");
+
+        assertThat(second).isEqualTo(first);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM simulator_authorizations WHERE operation_id = ?",
+                Integer.class, id.value())).isEqualTo(1);
+    }
+
+    @Test
+    void timeoutIsUnknownAndTheLookupUnderTheSameIdFindsTheDecision() {
+        OperationId approve = op();
+        OperationId decline = op();
+
+        AuthorizationAnswer timedOut = provider.authorize(approve, AMOUNT, "tok_timeout_then_approve");
+        assertThat(timedOut.status()).isEqualTo(AuthorizationStatus.UNKNOWN);
+        assertThat(provider.lookup(approve).outcome()).isEqualTo(PaymentLookupOutcome.AUTHORIZED);
+        // Asking again under the same id is answered at once from the record.
+        assertThat(provider.authorize(approve, AMOUNT, "tok_timeout_then_approve").status())
+                .isEqualTo(AuthorizationStatus.AUTHORIZED);
+
+        assertThat(provider.authorize(decline, AMOUNT, "tok_timeout_then_decline").status())
+                .isEqualTo(AuthorizationStatus.UNKNOWN);
+        assertThat(provider.lookup(decline).outcome()).isEqualTo(PaymentLookupOutcome.DECLINED);
+    }
+
+    @Test
+    void unknownStaysPendingAndSlowStillAnswersInTime() {
+        OperationId pending = op();
+        assertThat(provider.authorize(pending, AMOUNT, "tok_unknown").status()).isEqualTo(AuthorizationStatus.UNKNOWN);
+        assertThat(provider.lookup(pending).outcome()).isEqualTo(PaymentLookupOutcome.PENDING);
+        assertThat(provider.authorize(pending, AMOUNT, "tok_unknown").status()).isEqualTo(AuthorizationStatus.PENDING);
+
+        assertThat(provider.authorize(op(), AMOUNT, "tok_slow").status()).isEqualTo(AuthorizationStatus.AUTHORIZED);
+    }
+
+    @Test
+    void providerDownRefusesTwiceWithoutRecordingThenAuthorizes() {
+        OperationId id = op();
+        AuthorizationAnswer first = provider.authorize(id, AMOUNT, "tok_provider_down");
+        assertThat(first.status()).isEqualTo(AuthorizationStatus.UNAVAILABLE);
+        assertThat(first.detail()).contains("503");
+        assertThat(provider.lookup(id).outcome()).isEqualTo(PaymentLookupOutcome.NOT_FOUND);
+        assertThat(provider.authorize(id, AMOUNT, "tok_provider_down").status()).isEqualTo(AuthorizationStatus.UNAVAILABLE);
+        assertThat(provider.authorize(id, AMOUNT, "tok_provider_down").status()).isEqualTo(AuthorizationStatus.AUTHORIZED);
+        assertThat(provider.lookup(id).outcome()).isEqualTo(PaymentLookupOutcome.AUTHORIZED);
+    }
+
+    @Test
+    void voidAndRefundAreIdempotentByTheirKeys() {
+        OperationId voided = op();
+        OperationId refunded = op();
+        provider.authorize(voided, AMOUNT, "tok_approve");
+        provider.authorize(refunded, AMOUNT, "tok_approve");
+        OperationId voidKey = new OperationId(voided.value() + "-void");
+        OperationId refundKey = new OperationId(refunded.value() + "-refund");
+
+        CompensationAnswer v1 = provider.voidAuthorization(voided, voidKey, AMOUNT);
+        CompensationAnswer v2 = provider.voidAuthorization(voided, voidKey, AMOUNT);
+        CompensationAnswer r1 = provider.refund(refunded, refundKey, AMOUNT);
+        CompensationAnswer r2 = provider.refund(refunded, refundKey, AMOUNT);
+        CompensationAnswer refundAfterVoid = provider.refund(voided, new OperationId(voided.value() + "-refund"), AMOUNT);
+
+        assertThat(v1.done()).isTrue();
+        assertThat(v2).isEqualTo(v1);
+        assertThat(r1.done()).isTrue();
+        assertThat(r2).isEqualTo(r1);
+        assertThat(refundAfterVoid.done()).isFalse();
+        assertThat(refundAfterVoid.detail()).contains("409").contains("voided");
+    }
+
+    @Test
+    void aVoidBeforeTheAuthorizationArrivesMakesTheLateAuthorizationDecline() {
+        OperationId id = op();
+        assertThat(provider.voidAuthorization(id, new OperationId(id.value() + "-void"), AMOUNT).done()).isTrue();
+        AuthorizationAnswer late = provider.authorize(id, AMOUNT, "tok_approve");
+        assertThat(late.status()).isEqualTo(AuthorizationStatus.DECLINED);
+        assertThat(late.detail()).isEqualTo("voided before authorization");
+    }
+
+    @Test
+    void operationIdsWithReservedCharactersRoundTripThroughThePath() {
+        OperationId id = new OperationId("chk weird?#%+" + SEQ.incrementAndGet() + "/authorize-payment");
+        assertThat(provider.authorize(id, AMOUNT, "tok_approve").status()).isEqualTo(AuthorizationStatus.AUTHORIZED);
+        assertThat(provider.lookup(id).outcome()).isEqualTo(PaymentLookupOutcome.AUTHORIZED);
+        assertThat(provider.voidAuthorization(id, new OperationId(id.value() + "/void"), AMOUNT).done()).isTrue();
+    }
+
+    @Test
+    void unreachableProviderIsUnavailableAndAWrongUrlIsNeverProofOfAbsence() throws IOException {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            closedPort = socket.getLocalPort();
+        }
+        HttpPaymentProvider down = new HttpPaymentProvider(() -> "http://localhost:" + closedPort,
+                Duration.ofMillis(300), Duration.ofMillis(300));
+        assertThat(down.authorize(op(), AMOUNT, "tok_approve").status()).isEqualTo(AuthorizationStatus.UNAVAILABLE);
+        assertThat(down.lookup(op()).outcome()).isEqualTo(PaymentLookupOutcome.LOOKUP_FAILED);
+        assertThat(down.voidAuthorization(op(), op(), AMOUNT).done()).isFalse();
+
+        HttpPaymentProvider misconfigured = new HttpPaymentProvider(() -> "http://localhost:" + port + "/nowhere",
+                Duration.ofMillis(300), Duration.ofMillis(300));
+        assertThat(misconfigured.lookup(op()).outcome()).isEqualTo(PaymentLookupOutcome.LOOKUP_FAILED);
+    }
+
+    @Test
+    void missingOrMismatchedIdempotencyKeyIsRefused() throws Exception {
+        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                        URI.create("http://localhost:" + port + "/simulator/provider/v1/authorizations"))
+                .header("Content-Type", "application/json")
+                .header("Idempotency-Key", "something-else")
+                .POST(HttpRequest.BodyPublishers.ofString(
+                        "{\"operationId\":\"x/authorize-payment\",\"amountMinor\":1,\"currency\":\"EUR\",\"paymentToken\":\"tok_approve\"}"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).isEqualTo(400);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM simulator_authorizations WHERE operation_id = 'x/authorize-payment'",
+                Integer.class)).isZero();
+    }
+
+    @Test
+    void signedWebhooksAreSentForDecisionsAndDuplicatedWhenAsked() {
+        OperationId id = op();
+        provider.authorize(id, AMOUNT, "tok_approve");
+
+        await().atMost(5, TimeUnit.SECONDS).until(() -> webhooksFor(id).size() == 2);
+        List<SimulatorTestApplication.ReceivedWebhook> received = webhooksFor(id);
+        assertThat(received.get(0).body()).isEqualTo(received.get(1).body());
+        for (SimulatorTestApplication.ReceivedWebhook webhook : received) {
+            assertThat(WebhookSignature.verify(WebhookSignature.DEFAULT_SECRET, webhook.body(), webhook.signature())).isTrue();
+            assertThat(WebhookSignature.verify("another-secret", webhook.body(), webhook.signature())).isFalse();
+            assertThat(webhook.body()).contains("\"status\":\"AUTHORIZED\"").contains("\"eventId\":\"sim-evt:" + id);
+        }
+        // Nothing for an undecided (PENDING) operation.
+        OperationId pending = op();
+        provider.authorize(pending, AMOUNT, "tok_unknown");
+        assertThat(webhooksFor(pending)).isEmpty();
+    }
+
+    private static List<SimulatorTestApplication.ReceivedWebhook> webhooksFor(OperationId id) {
+        return SimulatorTestApplication.WebhookReceiver.RECEIVED.stream()
+                .filter(w -> w.body().contains("\"operationId\":\"" + id.value() + "\""))
+                .toList();
+    }
+
+    @Test
+    void paymentsWorkerOverHttpReportsUnknownThenReconcilesUnderTheOriginalOperationId() {
+        PaymentsResource payments = new PaymentsResource(dataSource, provider);
+        RecordingEventGateway events = new RecordingEventGateway();
+        PaymentsWorker worker = new PaymentsWorker(payments, events, WorkerPauseHook.NONE,
+                new ActivityMetrics(new SimpleMeterRegistry()));
+        CheckoutId checkout = new CheckoutId("chk-e2e-" + SEQ.incrementAndGet());
+        TenantId tenant = new TenantId("t1");
+        OperationId authOp = OperationId.of(checkout, Step.AUTHORIZE_PAYMENT);
+        OperationId lookupOp = OperationId.of(checkout, Step.RECONCILE_PAYMENT);
+
+        inTransaction(() -> worker.on(new PaymentAuthorizationRequestedEvent(checkout, tenant, AMOUNT,
+                "tok_timeout_then_approve", lease(checkout, Step.AUTHORIZE_PAYMENT, 1))));
+        inTransaction(() -> worker.on(new PaymentReconciliationRequestedEvent(checkout, tenant, authOp, 1,
+                lease(checkout, Step.RECONCILE_PAYMENT, 1))));
+        inTransaction(() -> worker.on(new PaymentAuthorizationRequestedEvent(checkout, tenant, AMOUNT,
+                "tok_timeout_then_approve", lease(checkout, Step.AUTHORIZE_PAYMENT, 2))));
+
+        String reference = SimulatorLedger.reference("SIM-", authOp.value());
+        assertThat(events.published()).hasSize(3);
+        assertThat(events.published().get(0)).isInstanceOf(PaymentAuthorizationOutcomeUnknownEvent.class);
+        assertThat(events.published().get(1)).isEqualTo(new PaymentLookupAnsweredEvent(checkout, lookupOp, token(1),
+                authOp, PaymentLookupOutcome.AUTHORIZED, reference, null));
+        assertThat(events.published().get(2)).isEqualTo(new PaymentAuthorizationSucceededEvent(checkout, authOp,
+                token(2), reference));
+        assertThat(payments.statusOf(authOp)).isEqualTo("AUTHORIZED");
+    }
+}
