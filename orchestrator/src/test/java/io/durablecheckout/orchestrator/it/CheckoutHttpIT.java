@@ -1,0 +1,167 @@
+package io.durablecheckout.orchestrator.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.durablecheckout.activities.inventory.InventoryAdmin;
+import io.durablecheckout.api.values.TenantId;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.stream.IntStream;
+
+import static io.durablecheckout.orchestrator.it.HttpApi.checkoutBody;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/** The product as a client uses it: over HTTP, on PostgreSQL, asserting on what is durably recorded. */
+class CheckoutHttpIT extends IntegrationTestBase {
+
+    @Autowired
+    InventoryAdmin inventory;
+
+    @Test
+    void aCheckoutRunsToCompletedAndItsHistoryListsEveryStepInOrder() {
+        HttpApi.Response created = api.startCheckout(key(), checkoutBody("SKU-0007", 2, 3998, "tok_approve"));
+
+        assertThat(created.status()).isEqualTo(202);
+        String id = created.json().get("checkoutId").asText();
+        assertThat(created.header("Location")).isEqualTo("/api/v1/checkouts/" + id);
+        assertThat(created.json().get("state").asText()).isEqualTo("created");
+
+        JsonNode view = awaitState(id, "completed");
+        assertThat(view.get("terminal").asBoolean()).isTrue();
+        assertThat(view.get("activities").get("reserve-stock").get("operationId").asText()).isEqualTo(id + "/reserve-stock");
+        assertThat(view.get("activities").get("authorize-payment").get("status").asText()).isEqualTo("succeeded");
+        assertThat(view.get("providerReference").asText()).isNotBlank();
+
+        List<String> types = new ArrayList<>();
+        JsonNode history = api.get("/api/v1/checkouts/" + id + "/history").json();
+        for (int i = 0; i < history.size(); i++) {
+            assertThat(history.get(i).get("sequence").asLong()).isEqualTo(i);
+            types.add(history.get(i).get("type").asText());
+        }
+        assertThat(types).containsExactly("CheckoutCreatedEvent", "StockReservationRequestedEvent", "StockReservedEvent",
+                "PaymentAuthorizationRequestedEvent", "PaymentAuthorizedEvent", "CheckoutConfirmedEvent",
+                "ReceiptRequestedEvent", "ReceiptSentEvent", "CheckoutCompletedEvent");
+
+        // Side effects, once each, in the activity services' own tables.
+        assertThat(count("SELECT count(*) FROM inventory_operations WHERE checkout_id = ? AND status = 'RESERVED'", id)).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM simulator_authorizations WHERE operation_id = ? AND status = 'AUTHORIZED'",
+                id + "/authorize-payment")).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM outbound_messages WHERE operation_id = ?", id + "/send-receipt")).isEqualTo(1);
+    }
+
+    @Test
+    void theSameIdempotencyKeyCreatesOneCheckoutEvenWhenRequestsRace() {
+        String key = key();
+        String body = checkoutBody("SKU-0008", 1, 500, "tok_approve");
+
+        List<HttpApi.Response> responses = IntStream.range(0, 6)
+                .mapToObj(i -> CompletableFuture.supplyAsync(() -> api.startCheckout(key, body))).toList()
+                .stream().map(CompletableFuture::join).toList();
+        HttpApi.Response again = api.startCheckout(key, body);
+
+        Set<String> ids = new java.util.HashSet<>();
+        responses.forEach(r -> {
+            assertThat(r.status()).isEqualTo(202);
+            ids.add(r.json().get("checkoutId").asText());
+        });
+        ids.add(again.json().get("checkoutId").asText());
+        assertThat(ids).hasSize(1);
+        assertThat(again.header("Idempotent-Replayed")).isEqualTo("true");
+        String id = ids.iterator().next();
+        assertThat(count("SELECT count(*) FROM domainevententry WHERE aggregateidentifier = ? AND sequencenumber = 0", id))
+                .isEqualTo(1);
+        awaitState(id, "completed");
+        assertThat(count("SELECT count(*) FROM inventory_operations WHERE checkout_id = ?", id)).isEqualTo(1);
+    }
+
+    @Test
+    void aReusedIdempotencyKeyWithADifferentBodyIsRefused() {
+        String key = key();
+        api.startCheckout(key, checkoutBody("SKU-0009", 1, 500, "tok_approve"));
+
+        HttpApi.Response r = api.startCheckout(key, checkoutBody("SKU-0009", 2, 500, "tok_approve"));
+
+        assertProblem(r, 422, "idempotency-key-reused");
+    }
+
+    @Test
+    void badInputGetsAProblemAndWritesNothing() {
+        long eventsBefore = count("SELECT count(*) FROM domainevententry WHERE sequencenumber = 0 AND payloadtype LIKE '%CheckoutCreatedEvent'");
+        long summariesBefore = count("SELECT count(*) FROM checkout_summary");
+
+        assertProblem(api.startCheckout(key(), "{not json"), 400, "malformed-request");
+        assertProblem(api.startCheckout(key(), "{\"items\":[],\"amount\":{\"minor\":0,\"currency\":\"EUR\"}}"), 400, "invalid-request");
+        assertProblem(api.startCheckout(key(), checkoutBody("SKU-0001", 0, 100, "tok_approve")), 400, "invalid-request");
+        assertProblem(api.startCheckout(key(), checkoutBody("SKU-0001", -3, 100, "tok_approve")), 400, "invalid-request");
+        assertProblem(api.startCheckout(key(), checkoutBody("SKU-0001", 1, -1, "tok_approve")), 400, "invalid-request");
+        assertProblem(api.startCheckout(key(), checkoutBody("NO-SUCH-SKU", 1, 100, "tok_approve")), 422, "unknown-sku");
+        assertProblem(api.send("POST", "/api/v1/checkouts", HttpApi.DEMO_KEY, Map.of(),
+                checkoutBody("SKU-0001", 1, 100, "tok_approve")), 400, "missing-idempotency-key");
+        assertProblem(api.send("POST", "/api/v1/checkouts", null, Map.of("Idempotency-Key", key()),
+                checkoutBody("SKU-0001", 1, 100, "tok_approve")), 401, "unauthorized");
+        assertProblem(api.send("POST", "/api/v1/checkouts", "not-a-key", Map.of("Idempotency-Key", key()),
+                checkoutBody("SKU-0001", 1, 100, "tok_approve")), 401, "unauthorized");
+        assertProblem(api.get("/api/v1/checkouts/co_does-not-exist"), 404, "not-found");
+
+        JsonNode invalid = api.startCheckout(key(), "{\"items\":[{\"sku\":\"SKU-0001\",\"quantity\":0}],"
+                + "\"amount\":{\"minor\":0,\"currency\":\"eur\"},\"paymentToken\":\"\",\"customerEmail\":\"x\"}").json();
+        assertThat(invalid.get("errors")).hasSize(5);
+
+        assertThat(count("SELECT count(*) FROM domainevententry WHERE sequencenumber = 0 AND payloadtype LIKE '%CheckoutCreatedEvent'"))
+                .isEqualTo(eventsBefore);
+        assertThat(count("SELECT count(*) FROM checkout_summary")).isEqualTo(summariesBefore);
+    }
+
+    @Test
+    void anotherTenantsCheckoutIsNotVisible() {
+        String id = api.startCheckout(key(), checkoutBody("SKU-0010", 1, 100, "tok_approve")).json().get("checkoutId").asText();
+        // the operator sees it; an unknown key does not get in at all
+        assertThat(api.send("GET", "/api/v1/checkouts/" + id, HttpApi.OPERATOR_KEY, Map.of(), null).status()).isEqualTo(200);
+        assertThat(api.send("GET", "/api/v1/checkouts/" + id, "other", Map.of(), null).status()).isEqualTo(401);
+    }
+
+    @Test
+    void outOfStockEndsCancelledWithItsReasonAndHoldsNothing() {
+        String sku = "SCARCE-" + UUID.randomUUID().toString().substring(0, 8);
+        inventory.seed(new TenantId("demo"), sku, 1);
+
+        String id = api.startCheckout(key(), checkoutBody(sku, 2, 100, "tok_approve")).json().get("checkoutId").asText();
+
+        JsonNode view = awaitState(id, "cancelled");
+        assertThat(view.get("reason").asText()).isEqualTo("out_of_stock");
+        assertThat(count("SELECT available FROM stock WHERE sku = ?", sku)).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM simulator_authorizations WHERE operation_id LIKE ?", id + "/%")).isZero();
+    }
+
+    @Test
+    void theOpenApiDocumentIsServed() {
+        HttpApi.Response r = api.send("GET", "/v3/api-docs", null, Map.of(), null);
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.json().get("paths").has("/api/v1/checkouts")).isTrue();
+    }
+
+    JsonNode awaitState(String id, String state) {
+        return await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(
+                () -> api.get("/api/v1/checkouts/" + id), r -> r.status() == 200
+                        && state.equals(r.json().get("state").asText())).json();
+    }
+
+    static void assertProblem(HttpApi.Response r, int status, String type) {
+        assertThat(r.status()).as(r.body()).isEqualTo(status);
+        assertThat(r.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(r.json().get("type").asText()).isEqualTo("urn:durable-checkout:problem:" + type);
+        assertThat(r.json().get("detail").asText()).isNotBlank();
+    }
+
+    static String key() {
+        return "it-" + UUID.randomUUID();
+    }
+}

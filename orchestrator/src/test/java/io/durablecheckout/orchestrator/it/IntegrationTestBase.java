@@ -1,0 +1,64 @@
+package io.durablecheckout.orchestrator.it;
+
+import io.durablecheckout.orchestrator.CheckoutApplication;
+import org.junit.jupiter.api.BeforeEach;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The whole application on a real, embedded PostgreSQL (its own data directory per test JVM) behind a real HTTP port.
+ * All integration tests share this one context: Spring caches it, so PostgreSQL starts once.
+ */
+@SpringBootTest(classes = CheckoutApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+        properties = {
+                "checkout.simulator.timeout-delay=3s",
+                "checkout.simulator.slow-delay=300ms",
+                "checkout.payments.request-timeout=1s",
+                "checkout.workflow.reconciliation-initial-delay=300ms",
+                "checkout.workflow.retry-initial-delay=200ms",
+        })
+public abstract class IntegrationTestBase {
+
+    private static final Path DATA_DIR = createDataDir();
+
+    @LocalServerPort
+    protected int port;
+
+    @Autowired
+    protected JdbcTemplate jdbc;
+
+    protected HttpApi api;
+
+    @DynamicPropertySource
+    static void database(DynamicPropertyRegistry registry) {
+        registry.add("checkout.embedded-postgres.data-dir", DATA_DIR::toString);
+    }
+
+    @BeforeEach
+    void client() {
+        api = new HttpApi(port);
+    }
+
+    private static Path createDataDir() {
+        try {
+            Path target = Path.of("target");
+            Files.createDirectories(target);
+            return Files.createTempDirectory(target.toAbsolutePath(), "it-pg-");
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    protected long count(String sql, Object... args) {
+        Long n = jdbc.queryForObject(sql, Long.class, args);
+        return n == null ? 0 : n;
+    }
+}

@@ -1,0 +1,120 @@
+package io.durablecheckout.orchestrator.it;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The application as a separate operating-system process (the packaged jar when it exists, else this test's
+ * classpath), so a test can kill it with SIGKILL and start it again, as an operator would.
+ */
+public final class NodeProcess implements AutoCloseable {
+
+    private final Process process;
+    private final int port;
+
+    private NodeProcess(Process process, int port) {
+        this.process = process;
+        this.port = port;
+    }
+
+    public static NodeProcess start(String name, String jdbcUrl, List<String> extraArgs) throws IOException {
+        int port = freePort();
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx512m");
+        Path jar = packagedJar();
+        if (jar != null) {
+            command.add("-jar");
+            command.add(jar.toString());
+        } else {
+            command.add("-cp");
+            command.add(System.getProperty("java.class.path"));
+            command.add("io.durablecheckout.orchestrator.CheckoutApplication");
+        }
+        command.add("--spring.datasource.url=" + jdbcUrl);
+        command.add("--spring.datasource.username=postgres");
+        command.add("--spring.datasource.password=");
+        command.add("--server.port=" + port);
+        command.addAll(extraArgs);
+        Path log = Path.of("target", name + ".log");
+        Process process = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        NodeProcess node = new NodeProcess(process, port);
+        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250))
+                .until(() -> !process.isAlive() || node.healthy());
+        if (!process.isAlive()) {
+            throw new IllegalStateException("node " + name + " exited with " + process.exitValue() + "; see " + log);
+        }
+        return node;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    /** SIGKILL: no shutdown hooks, no flush, no goodbye. */
+    public void kill9() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    public boolean healthy() {
+        try {
+            HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                            URI.create("http://localhost:" + port + "/actuator/health")).timeout(Duration.ofSeconds(2)).build(),
+                    HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200 && r.body().contains("UP");
+        } catch (IOException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            process.destroy();
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        }
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static Path packagedJar() throws IOException {
+        Path target = Path.of("target");
+        if (!Files.isDirectory(target)) {
+            return null;
+        }
+        try (DirectoryStream<Path> jars = Files.newDirectoryStream(target, "checkout-orchestrator-*.jar")) {
+            for (Path jar : jars) {
+                return jar.toAbsolutePath();
+            }
+        }
+        return null;
+    }
+}

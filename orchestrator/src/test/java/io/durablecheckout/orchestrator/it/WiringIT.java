@@ -1,0 +1,82 @@
+package io.durablecheckout.orchestrator.it;
+
+import io.durablecheckout.orchestrator.config.EventProcessingConfiguration;
+import io.durablecheckout.orchestrator.config.WiringVerifier;
+import org.axonframework.common.transaction.TransactionManager;
+import org.axonframework.deadline.DeadlineManager;
+import org.axonframework.deadline.dbscheduler.DbSchedulerDeadlineManager;
+import org.axonframework.eventhandling.EventProcessor;
+import org.axonframework.eventhandling.pooled.PooledStreamingEventProcessor;
+import org.axonframework.eventhandling.tokenstore.TokenStore;
+import org.axonframework.eventhandling.tokenstore.jdbc.JdbcTokenStore;
+import org.axonframework.eventsourcing.eventstore.EmbeddedEventStore;
+import org.axonframework.eventsourcing.eventstore.EventStorageEngine;
+import org.axonframework.eventsourcing.eventstore.jdbc.JdbcEventStorageEngine;
+import org.axonframework.modelling.saga.repository.SagaStore;
+import org.axonframework.modelling.saga.repository.jdbc.JdbcSagaStore;
+import org.axonframework.serialization.json.JacksonSerializer;
+import org.axonframework.spring.messaging.unitofwork.SpringTransactionManager;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+import java.time.Duration;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Axon falls back silently to non-durable parts (in-memory deadlines, no transactions, XStream, log-and-skip).
+ * This pins down that the running application has the real ones.
+ */
+class WiringIT extends IntegrationTestBase {
+
+    @Autowired
+    org.axonframework.config.Configuration axon;
+    @Autowired
+    WiringVerifier verifier;
+    @Autowired
+    EventStorageEngine storageEngine;
+    @Autowired
+    TokenStore tokenStore;
+    @Autowired
+    SagaStore<?> sagaStore;
+    @Autowired
+    DeadlineManager deadlineManager;
+
+    @Test
+    void theDurableComponentsAreTheRealOnes() {
+        assertThat(verifier.problems()).isEmpty();
+        assertThat(axon.deadlineManager()).isInstanceOf(DbSchedulerDeadlineManager.class).isSameAs(deadlineManager);
+        assertThat(axon.getComponent(TransactionManager.class)).isInstanceOf(SpringTransactionManager.class);
+        assertThat(axon.eventStore()).isInstanceOf(EmbeddedEventStore.class);
+        assertThat(storageEngine).isInstanceOf(JdbcEventStorageEngine.class);
+        assertThat(tokenStore).isInstanceOf(JdbcTokenStore.class);
+        assertThat(sagaStore).isInstanceOf(JdbcSagaStore.class);
+        assertThat(axon.serializer()).isInstanceOf(JacksonSerializer.class);
+        assertThat(axon.eventSerializer()).isInstanceOf(JacksonSerializer.class);
+        assertThat(axon.messageSerializer()).isInstanceOf(JacksonSerializer.class);
+    }
+
+    @Test
+    void everyProcessorIsPooledAndPropagatesErrors() {
+        Map<String, EventProcessor> processors = axon.eventProcessingConfiguration().eventProcessors();
+        assertThat(processors).containsKeys(EventProcessingConfiguration.SAGA_PROCESSOR,
+                EventProcessingConfiguration.SUMMARY_PROCESSOR, "inventory", "payments", "receipts");
+        processors.values().forEach(p -> assertThat(p).isInstanceOf(PooledStreamingEventProcessor.class));
+        processors.keySet().forEach(name -> assertThat(axon.eventProcessingConfiguration()
+                .listenerInvocationErrorHandler(name).getClass().getSimpleName()).isEqualTo("PropagatingErrorHandler"));
+    }
+
+    @Test
+    void deadlinesAndTokensAreDurableRowsInPostgres() {
+        String id = api.startCheckout(CheckoutHttpIT.key(), HttpApi.checkoutBody("SKU-0011", 1, 100, "tok_unknown"))
+                .json().get("checkoutId").asText();
+        // an unknown payment outcome waits on a reconciliation deadline: a db-scheduler row, not a timer in memory
+        await().atMost(Duration.ofSeconds(20)).until(() -> "reconciliation_pending".equals(
+                api.get("/api/v1/checkouts/" + id).json().path("state").asText()));
+        assertThat(count("SELECT count(*) FROM scheduled_tasks")).isPositive();
+        assertThat(count("SELECT count(*) FROM tokenentry WHERE processorname = ?", EventProcessingConfiguration.SAGA_PROCESSOR))
+                .isPositive();
+    }
+}
