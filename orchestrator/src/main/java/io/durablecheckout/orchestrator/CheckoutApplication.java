@@ -12,6 +12,13 @@ import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
 @ConfigurationPropertiesScan("io.durablecheckout")
 public class CheckoutApplication {
 
+    static {
+        // Axon's update checker reports to the vendor over the network; a payments system calls out to no one.
+        if (System.getProperty("axoniq.update-checker.disabled") == null) {
+            System.setProperty("axoniq.update-checker.disabled", "true");
+        }
+    }
+
     public static void main(String[] args) {
         SpringApplication.run(CheckoutApplication.class, args);
     }

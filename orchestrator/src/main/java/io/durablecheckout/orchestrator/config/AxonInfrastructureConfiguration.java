@@ -149,14 +149,14 @@ public class AxonInfrastructureConfiguration {
                                            Serializer serializer,
                                            TransactionManager transactionManager,
                                            DeadlineManagerSpanFactory spanFactory) {
-        return DbSchedulerDeadlineManager.builder()
+        DbSchedulerDeadlineManager.Builder builder = DbSchedulerDeadlineManager.builder()
                 .scheduler(scheduler)
                 .scopeAwareProvider(new ConfigurationScopeAwareProvider(configuration))
                 .serializer(serializer)
                 .transactionManager(transactionManager)
                 .spanFactory(spanFactory)
                 .startScheduler(false) // the db-scheduler starter starts and stops it
-                .stopScheduler(false)
-                .build();
+                .stopScheduler(false);
+        return new LeaseDeadlineManager(builder, scheduler);
     }
 }
