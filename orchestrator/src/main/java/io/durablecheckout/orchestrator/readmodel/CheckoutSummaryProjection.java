@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator.readmodel;
 
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import io.durablecheckout.api.checkout.ActivityIntent;
 import io.durablecheckout.api.checkout.ActivityLeaseExpiredEvent;
 import io.durablecheckout.api.checkout.ActivityResultRejectedEvent;
@@ -21,6 +22,7 @@ import java.time.Instant;
  * Keeps checkout_summary up to date. Idempotent: a redelivered event (a stolen segment claim re-runs a batch) has a
  * sequence number not above the stored version and is skipped. Counts the workflow's metrics as it goes.
  */
+@ConditionalOnProperty(name = "checkout.orchestrator.enabled", havingValue = "true", matchIfMissing = true)
 @Component
 @ProcessingGroup(EventProcessingConfiguration.SUMMARY_PROCESSOR)
 public class CheckoutSummaryProjection {

@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator.saga;
 
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import io.durablecheckout.api.activity.ActivityResultEvent;
 import io.durablecheckout.api.activity.StaleOwnerRejectedEvent;
 import io.durablecheckout.api.checkout.CheckoutCancellationRequestedEvent;
@@ -28,6 +29,7 @@ import java.time.Instant;
  * A completed checkout ends its saga (its history is closed unless someone cancels); a later cancellation starts a
  * new one that lives until the compensations end in {@code cancelled}.
  */
+@ConditionalOnProperty(name = "checkout.orchestrator.enabled", havingValue = "true", matchIfMissing = true)
 @Saga
 public class CheckoutSaga {
 

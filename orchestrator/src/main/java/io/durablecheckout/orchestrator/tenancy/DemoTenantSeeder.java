@@ -12,6 +12,7 @@ import org.springframework.stereotype.Component;
  * Seeds a demo tenant and an operator so the README walkthrough works on a fresh machine. On by default; turn it off
  * ({@code checkout.demo.enabled=false}) anywhere real keys are used.
  */
+@ConditionalOnProperty(name = "checkout.orchestrator.enabled", havingValue = "true", matchIfMissing = true)
 @Component
 @ConditionalOnProperty(name = "checkout.demo.enabled", havingValue = "true", matchIfMissing = true)
 public class DemoTenantSeeder implements ApplicationRunner {

@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator.web;
 
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import io.durablecheckout.api.checkout.CancellationReason;
 import io.durablecheckout.api.command.RequestCancellationCommand;
 import io.durablecheckout.api.values.CheckoutId;
@@ -28,6 +29,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 
+@ConditionalOnProperty(name = "checkout.orchestrator.enabled", havingValue = "true", matchIfMissing = true)
 @RestController
 @RequestMapping("/api/v1/checkouts")
 public class CheckoutController {
