@@ -2,7 +2,6 @@ package io.durablecheckout.activities.inventory;
 
 import io.durablecheckout.api.values.Sku;
 import io.durablecheckout.api.values.TenantId;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 import org.springframework.stereotype.Component;
@@ -17,7 +16,6 @@ import java.util.Optional;
 
 /** Seeding and reading stock, for operators, the demo seeder and tests. Never used by the workflow itself. */
 @Component
-@ConditionalOnProperty(name = "checkout.activities.enabled", havingValue = "true", matchIfMissing = true)
 public class InventoryAdmin {
 
     private static final String INSERT_STOCK = "INSERT INTO stock (tenant_id, sku, initial_quantity, available)"

@@ -3,12 +3,14 @@ package io.durablecheckout.activities.inventory;
 import io.durablecheckout.api.query.FindUnknownSkusQuery;
 import io.durablecheckout.api.query.UnknownSkus;
 import org.axonframework.queryhandling.QueryHandler;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.stereotype.Component;
 
-/** Lets the orchestrator refuse a checkout for SKUs the tenant does not stock, before any workflow starts. */
+/**
+ * Lets the orchestrator refuse a checkout for SKUs the tenant does not stock, before any workflow starts. Active in
+ * every process, also one with {@code checkout.activities.enabled=false}: it only reads the catalogue, and without it
+ * an API-only node on the plain JDBC setup (no Axon Server to route the query) could not accept a checkout.
+ */
 @Component
-@ConditionalOnProperty(name = "checkout.activities.enabled", havingValue = "true", matchIfMissing = true)
 public class InventoryQueryHandler {
 
     private final InventoryAdmin admin;
