@@ -288,6 +288,9 @@ public class Checkout {
         if (run == null || run.status != RunStatus.WAITING_RETRY || !run.lease.fencingToken().equals(due.failedToken())) {
             return;
         }
+        if (!due.step().isCompensation() && isCompensatingOrCancelled()) {
+            return; // a cancellation took over between attempts (e.g. voided the authorization): never redo the step
+        }
         issue(due.step(), dueAt, deadlines, policy);
     }
 
