@@ -27,6 +27,7 @@ import io.durablecheckout.api.checkout.PaymentVoidedEvent;
 import io.durablecheckout.api.checkout.ReceiptSentEvent;
 import io.durablecheckout.api.checkout.StockReleaseRequestedEvent;
 import io.durablecheckout.api.checkout.StockReleasedEvent;
+import io.durablecheckout.api.checkout.StockReservationRequestedEvent;
 import io.durablecheckout.api.checkout.StockReservedEvent;
 import io.durablecheckout.api.command.RequestCancellationCommand;
 import io.durablecheckout.api.values.Step;
@@ -43,6 +44,7 @@ import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.AMOUNT;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.AUTHORIZED_AT;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.EMAIL;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.ID;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.ITEMS;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.PAYMENT_LEASE;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.PROVIDER_REF;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.RECEIPT_AT;
@@ -246,6 +248,39 @@ class CheckoutCompensationTest {
                             cancel(cancelAt))
                     .whenThenTimeAdvancesTo(failedAt.plus(RETRY_INITIAL))
                     .expectNoEvents();
+        }
+    }
+
+    @Nested
+    class WhileAStepWaitsForARetry {
+
+        @Test
+        void a_reservation_between_attempts_is_still_retried_so_that_what_it_may_hold_is_released() {
+            Instant retryAt = RESERVED_AT.plus(RETRY_INITIAL);
+            fixture.givenCurrentTime(T0)
+                    .andGivenCommands(
+                            start(),
+                            record(attemptFailed(Step.RESERVE_STOCK, 1), RESERVED_AT),
+                            cancel(RESERVED_AT.plusMillis(500)))
+                    .whenThenTimeAdvancesTo(retryAt)
+                    .expectEvents(new StockReservationRequestedEvent(ID, TENANT,
+                            ITEMS, lease(Step.RESERVE_STOCK, 2, retryAt)));
+        }
+
+        @Test
+        void a_compensation_between_attempts_is_retried() {
+            Instant failedAt = RECEIPT_AT;
+            Instant retryAt = failedAt.plus(RETRY_INITIAL);
+            fixture.givenCurrentTime(T0)
+                    .andGivenCommands(
+                            start(),
+                            record(stockReservationSucceeded(1), RESERVED_AT),
+                            record(new PaymentAuthorizationDeclinedEvent(ID, op(Step.AUTHORIZE_PAYMENT), token(1),
+                                    "insufficient funds"), AUTHORIZED_AT),
+                            record(attemptFailed(Step.RELEASE_STOCK, 1), failedAt))
+                    .whenThenTimeAdvancesTo(retryAt)
+                    .expectEvents(new StockReleaseRequestedEvent(ID, TENANT, op(Step.RESERVE_STOCK),
+                            lease(Step.RELEASE_STOCK, 2, retryAt)));
         }
     }
 
