@@ -47,6 +47,7 @@ import io.durablecheckout.api.checkout.StockReleasedEvent;
 import io.durablecheckout.api.checkout.StockReservationRequestedEvent;
 import io.durablecheckout.api.checkout.StockReservedEvent;
 import io.durablecheckout.api.command.RecordActivityResultCommand;
+import io.durablecheckout.api.command.RecordProviderNotificationCommand;
 import io.durablecheckout.api.command.RequestCancellationCommand;
 import io.durablecheckout.api.command.ResolveManualReviewCommand;
 import io.durablecheckout.api.command.RetryActivityCommand;
@@ -110,6 +111,8 @@ public class Checkout {
     private int scheduledLookup;
     private int lookupBudgetStart;
     private Step blockedStep;
+    /** The payment outcome once known from any evidence (worker, lookup, provider notification, operator). */
+    private ManualResolution paymentOutcome;
 
     protected Checkout() {
         // for Axon: rebuilt from events
@@ -259,6 +262,44 @@ public class Checkout {
             scheduleLookup(scheduledLookup + 1, cmd.requestedAt(), "operator retry", deadlines, policy);
         } else {
             issue(step, cmd.requestedAt(), deadlines, policy);
+        }
+    }
+
+    @CommandHandler
+    public void handle(RecordProviderNotificationCommand cmd, DeadlineManager deadlines, WorkflowPolicy policy) {
+        Run authorization = runs.get(Step.AUTHORIZE_PAYMENT);
+        if (authorization == null || !authorization.lease.operationId().equals(cmd.authorizationOperationId())) {
+            throw new IllegalCheckoutTransitionException("a notification names this checkout's authorization", state,
+                    "No authorization " + cmd.authorizationOperationId() + " in checkout " + checkoutId);
+        }
+        ManualResolution reported = switch (cmd.outcome()) {
+            case AUTHORIZED -> ManualResolution.AUTHORIZED;
+            case DECLINED -> ManualResolution.DECLINED;
+            default -> throw new IllegalCheckoutTransitionException("a notification reports a final outcome", state,
+                    "A provider notification must report AUTHORIZED or DECLINED, not " + cmd.outcome());
+        };
+        if (paymentOutcome == reported) {
+            return; // duplicate, or late after reconciliation already learned the same: nothing changes
+        }
+        if (paymentOutcome != null) {
+            if (state != CheckoutState.MANUAL_REVIEW) {
+                apply(new ManualReviewRequiredEvent(checkoutId, Step.AUTHORIZE_PAYMENT,
+                        "provider notification contradicts the recorded payment outcome",
+                        "recorded " + paymentOutcome + ", provider notification " + cmd.notificationId() + " says "
+                                + reported + " (reference " + cmd.providerReference() + "); not applied"));
+            }
+            return;
+        }
+        if (state == CheckoutState.MANUAL_REVIEW || isCompensatingOrCancelled()) {
+            return; // an operator or a compensation owns the checkout now; the evidence is kept in the callback log
+        }
+        // The outcome was unknown (in flight, timed out, or being reconciled): the provider's word settles it.
+        if (reported == ManualResolution.AUTHORIZED) {
+            authorized(authorization.lease.operationId(), authorization.lease.fencingToken(), cmd.providerReference(),
+                    cmd.receivedAt(), deadlines, policy);
+        } else {
+            declined(authorization.lease.operationId(), authorization.lease.fencingToken(),
+                    "provider notification " + cmd.notificationId(), cmd.receivedAt(), deadlines, policy);
         }
     }
 
@@ -498,6 +539,7 @@ public class Checkout {
 
     @EventSourcingHandler
     void on(PaymentAuthorizedEvent e) {
+        paymentOutcome = ManualResolution.AUTHORIZED;
         done(Step.AUTHORIZE_PAYMENT);
         done(Step.RECONCILE_PAYMENT);
         state = CheckoutState.PAYMENT_AUTHORIZED;
@@ -505,6 +547,7 @@ public class Checkout {
 
     @EventSourcingHandler
     void on(PaymentDeclinedEvent e) {
+        paymentOutcome = ManualResolution.DECLINED;
         done(Step.AUTHORIZE_PAYMENT);
         done(Step.RECONCILE_PAYMENT);
         if (!cancelRequested) {

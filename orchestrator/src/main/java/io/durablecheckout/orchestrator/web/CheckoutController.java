@@ -69,9 +69,12 @@ public class CheckoutController {
                 .body(new Accepted(id, state, links(id)));
     }
 
+    /** The checkout with what is known and pending. ETag = its version, for an operator's If-Match. */
     @GetMapping("/{checkoutId}")
-    public CheckoutView get(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller, @PathVariable String checkoutId) {
-        return checkouts.find(caller, checkoutId).orElseThrow(() -> notFound(checkoutId));
+    public ResponseEntity<CheckoutView> get(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller,
+                                            @PathVariable String checkoutId) {
+        CheckoutView view = checkouts.find(caller, checkoutId).orElseThrow(() -> notFound(checkoutId));
+        return ResponseEntity.ok().eTag("\"" + view.version + "\"").body(view);
     }
 
     @GetMapping("/{checkoutId}/history")

@@ -24,6 +24,10 @@ import java.nio.file.Path;
                 "checkout.payments.request-timeout=1s",
                 "checkout.workflow.reconciliation-initial-delay=300ms",
                 "checkout.workflow.retry-initial-delay=200ms",
+                "checkout.workflow.reconciliation-max-lookups=3",
+                "checkout.simulator.webhooks.enabled=true",
+                "checkout.simulator.webhooks.duplicate=true",
+                "checkout.simulator.webhooks.delay=2500ms", // after the client timeout and the first lookup: late webhooks
         })
 public abstract class IntegrationTestBase {
 
@@ -55,6 +59,11 @@ public abstract class IntegrationTestBase {
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    /** DESIGN.md's invariants over everything committed so far; call after each scenario. */
+    protected void assertInvariantsHold() {
+        org.assertj.core.api.Assertions.assertThat(new InvariantChecker(jdbc).violations()).isEmpty();
     }
 
     protected long count(String sql, Object... args) {

@@ -1,0 +1,161 @@
+package io.durablecheckout.orchestrator.web;
+
+import io.durablecheckout.api.checkout.CancellationReason;
+import io.durablecheckout.api.checkout.ManualResolution;
+import io.durablecheckout.api.command.RequestCancellationCommand;
+import io.durablecheckout.api.command.ResolveManualReviewCommand;
+import io.durablecheckout.api.command.RetryActivityCommand;
+import io.durablecheckout.api.values.CheckoutId;
+import io.durablecheckout.orchestrator.config.CorrelationConfiguration;
+import io.durablecheckout.orchestrator.readmodel.CheckoutView;
+import io.durablecheckout.orchestrator.tenancy.Caller;
+import org.axonframework.commandhandling.GenericCommandMessage;
+import org.axonframework.commandhandling.gateway.CommandGateway;
+import org.axonframework.messaging.MetaData;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestAttribute;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestHeader;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+import java.net.URI;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Locale;
+
+/**
+ * Manual repair, for operator keys only. Every action names the version it was decided on ({@code If-Match}, as in
+ * the checkout's {@code version}/ETag) and a reason; who, why and when are recorded as metadata on the events the
+ * action causes. A stale version gets 412 and changes nothing.
+ */
+@RestController
+@RequestMapping("/api/v1/operator/checkouts/{checkoutId}")
+@ConditionalOnProperty(name = "checkout.orchestrator.enabled", havingValue = "true", matchIfMissing = true)
+public class OperatorController {
+
+    private final CommandGateway commands;
+    private final CheckoutService checkouts;
+    private final Clock clock;
+
+    public OperatorController(CommandGateway commands, CheckoutService checkouts, Clock clock) {
+        this.commands = commands;
+        this.checkouts = checkouts;
+        this.clock = clock;
+    }
+
+    /** @param resolution {@code authorized} or {@code declined}; {@code providerReference} required for authorized */
+    public record ResolveRequest(String resolution, String providerReference, String reason) {
+    }
+
+    public record ActionRequest(String reason) {
+    }
+
+    @PostMapping("/resolve")
+    public ResponseEntity<CheckoutView> resolve(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller,
+                                                @PathVariable String checkoutId,
+                                                @RequestHeader(name = "If-Match", required = false) String ifMatch,
+                                                @RequestBody(required = false) ResolveRequest body) {
+        requireOperator(caller);
+        long version = version(ifMatch);
+        if (body == null || body.resolution() == null) {
+            throw invalid("resolution: required, 'authorized' or 'declined'");
+        }
+        ManualResolution resolution;
+        try {
+            resolution = ManualResolution.valueOf(body.resolution().toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw invalid("resolution: 'authorized' or 'declined', was '" + body.resolution() + "'");
+        }
+        String reason = requireReason(body.reason());
+        Instant now = clock.instant();
+        exists(caller, checkoutId);
+        send(new ResolveManualReviewCommand(new CheckoutId(checkoutId), resolution, body.providerReference(), reason,
+                version, now), caller, reason, now);
+        return current(caller, checkoutId);
+    }
+
+    @PostMapping("/retry")
+    public ResponseEntity<CheckoutView> retry(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller,
+                                              @PathVariable String checkoutId,
+                                              @RequestHeader(name = "If-Match", required = false) String ifMatch,
+                                              @RequestBody(required = false) ActionRequest body) {
+        requireOperator(caller);
+        long version = version(ifMatch);
+        String reason = requireReason(body == null ? null : body.reason());
+        Instant now = clock.instant();
+        exists(caller, checkoutId);
+        send(new RetryActivityCommand(new CheckoutId(checkoutId), version, now), caller, reason, now);
+        return current(caller, checkoutId);
+    }
+
+    @PostMapping("/cancel")
+    public ResponseEntity<CheckoutView> cancel(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller,
+                                               @PathVariable String checkoutId,
+                                               @RequestHeader(name = "If-Match", required = false) String ifMatch,
+                                               @RequestBody(required = false) ActionRequest body) {
+        requireOperator(caller);
+        long version = version(ifMatch);
+        String reason = requireReason(body == null ? null : body.reason());
+        Instant now = clock.instant();
+        exists(caller, checkoutId);
+        send(new RequestCancellationCommand(new CheckoutId(checkoutId), CancellationReason.OPERATOR_REQUEST, reason,
+                version, now), caller, reason, now);
+        return current(caller, checkoutId);
+    }
+
+    private void send(Object command, Caller caller, String reason, Instant now) {
+        commands.sendAndWait(GenericCommandMessage.asCommandMessage(command).andMetaData(MetaData.with(
+                        CorrelationConfiguration.ACTOR, "operator:" + caller.tenantId())
+                .and(CorrelationConfiguration.REASON, reason)
+                .and(CorrelationConfiguration.ACTED_AT, now.toString())));
+    }
+
+    private ResponseEntity<CheckoutView> current(Caller caller, String checkoutId) {
+        CheckoutView view = checkouts.find(caller, checkoutId).orElseThrow(() -> CheckoutController.notFound(checkoutId));
+        return ResponseEntity.accepted().location(URI.create("/api/v1/checkouts/" + checkoutId))
+                .eTag("\"" + view.version + "\"").body(view);
+    }
+
+    private void exists(Caller caller, String checkoutId) {
+        checkouts.find(caller, checkoutId).orElseThrow(() -> CheckoutController.notFound(checkoutId));
+    }
+
+    private static void requireOperator(Caller caller) {
+        if (!caller.isOperator()) {
+            throw new ApiProblemException(HttpStatus.FORBIDDEN, "forbidden", "Operators only",
+                    "This action needs an operator API key");
+        }
+    }
+
+    /** If-Match: "7" (or 7, or W/"7"): the checkout version the operator looked at. */
+    static long version(String ifMatch) {
+        if (ifMatch == null || ifMatch.isBlank()) {
+            throw new ApiProblemException(HttpStatus.PRECONDITION_REQUIRED, "version-required", "If-Match required",
+                    "Send If-Match with the checkout's version (its 'version' field or ETag), so an action decided on "
+                            + "an outdated view is refused");
+        }
+        String v = ifMatch.trim().replaceFirst("^W/", "").replace("\"", "");
+        try {
+            return Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw new ApiProblemException(HttpStatus.BAD_REQUEST, "invalid-request", "Invalid If-Match",
+                    "If-Match must be the checkout's version, a number, was '" + ifMatch + "'");
+        }
+    }
+
+    private static String requireReason(String reason) {
+        if (reason == null || reason.isBlank()) {
+            throw invalid("reason: required, why the operator acts (recorded with the action)");
+        }
+        return reason;
+    }
+
+    private static ApiProblemException invalid(String error) {
+        return new ApiProblemException(HttpStatus.BAD_REQUEST, "invalid-request", "Invalid operator action", error);
+    }
+}

@@ -1,0 +1,94 @@
+package io.durablecheckout.orchestrator.it;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The invariants of DESIGN.md, checked over the tables and the event store as they are committed. Usable against any
+ * database the product ran on (integration tests, the crash matrix). Each query returns the violating rows.
+ */
+public final class InvariantChecker {
+
+    private final JdbcTemplate db;
+
+    public InvariantChecker(JdbcTemplate db) {
+        this.db = db;
+    }
+
+    public record Violation(String invariant, String evidence) {
+    }
+
+    public List<Violation> violations() {
+        List<Violation> v = new ArrayList<>();
+        // 1. Each side effect at most once per operation id, and one authorization operation per checkout.
+        check(v, "1 one authorization per checkout at the provider", """
+                SELECT split_part(operation_id, '/', 1) AS checkout, count(*) FROM simulator_authorizations
+                GROUP BY 1 HAVING count(*) > 1""");
+        check(v, "1 one receipt per checkout", """
+                SELECT split_part(operation_id, '/', 1), count(*) FROM outbound_messages
+                WHERE operation_id LIKE '%/send-receipt' GROUP BY 1 HAVING count(*) > 1""");
+        check(v, "1 one reservation per checkout", """
+                SELECT checkout_id, count(*) FROM inventory_operations WHERE kind = 'RESERVE'
+                GROUP BY 1 HAVING count(*) > 1""");
+        check(v, "1 one recorded outcome per step", """
+                SELECT aggregateidentifier, payloadtype, count(*) FROM domainevententry
+                WHERE payloadtype IN ('io.durablecheckout.api.checkout.StockReservedEvent',
+                                      'io.durablecheckout.api.checkout.PaymentAuthorizedEvent',
+                                      'io.durablecheckout.api.checkout.ReceiptSentEvent',
+                                      'io.durablecheckout.api.checkout.StockReleasedEvent',
+                                      'io.durablecheckout.api.checkout.PaymentRefundedEvent',
+                                      'io.durablecheckout.api.checkout.PaymentVoidedEvent',
+                                      'io.durablecheckout.api.checkout.CheckoutCompletedEvent',
+                                      'io.durablecheckout.api.checkout.CheckoutCancelledEvent')
+                GROUP BY 1, 2 HAVING count(*) > 1""");
+        // 3. Unknown is resolved under the original operation id, never a fresh one.
+        check(v, "3 authorizations only under the checkout's authorization operation id", """
+                SELECT operation_id FROM simulator_authorizations WHERE operation_id NOT LIKE '%/authorize-payment'""");
+        check(v, "3 lookups ask about the original operation id", """
+                SELECT aggregateidentifier FROM domainevententry
+                WHERE payloadtype = 'io.durablecheckout.api.checkout.PaymentReconciliationRequestedEvent'
+                  AND convert_from(payload, 'UTF8')::jsonb -> 'authorizationOperationId' ->> 'value'
+                      <> aggregateidentifier || '/authorize-payment'""");
+        // 4. Every checkout is terminal or visibly waiting, with its reason and (unless an operator owns it) a deadline.
+        check(v, "4 waiting checkouts say why and until when", """
+                SELECT checkout_id, state FROM checkout_summary
+                WHERE NOT terminal AND (waiting_reason IS NULL OR (next_deadline IS NULL AND state <> 'manual_review'))""");
+        check(v, "4 no deadline long overdue (a lost deadline would leave a checkout stuck invisibly)", """
+                SELECT checkout_id, state, next_deadline FROM checkout_summary
+                WHERE NOT terminal AND next_deadline < now() - interval '60 seconds'""");
+        // 5. Compensations are new operations with their own idempotency keys.
+        check(v, "5 releases have their own operation ids", """
+                SELECT operation_id FROM inventory_operations
+                WHERE kind = 'RELEASE' AND operation_id NOT LIKE '%/release-stock'""");
+        check(v, "5 voids and refunds have their own keys", """
+                SELECT idempotency_key FROM simulator_idempotency
+                WHERE (action = 'VOID' AND idempotency_key NOT LIKE '%/void-payment')
+                   OR (action = 'REFUND' AND idempotency_key NOT LIKE '%/refund-payment')""");
+        check(v, "5 cancellation notices are new messages", """
+                SELECT operation_id FROM outbound_messages
+                WHERE operation_id NOT LIKE '%/send-receipt' AND operation_id NOT LIKE '%/send-cancellation-notice'""");
+        // 7. Stock is conserved, and what is reserved is exactly what live reservations hold.
+        check(v, "7 available + reserved + sold = initial", """
+                SELECT tenant_id, sku FROM stock WHERE available + reserved + sold <> initial_quantity""");
+        check(v, "7 reserved stock equals the lines of live reservations", """
+                SELECT s.tenant_id, s.sku, s.reserved, coalesce(sum(l.quantity), 0) AS held
+                FROM stock s
+                LEFT JOIN inventory_reservation_lines l ON l.tenant_id = s.tenant_id AND l.sku = s.sku
+                     AND l.operation_id IN (SELECT operation_id FROM inventory_operations
+                                            WHERE kind = 'RESERVE' AND status = 'RESERVED')
+                GROUP BY s.tenant_id, s.sku, s.reserved HAVING s.reserved <> coalesce(sum(l.quantity), 0)""");
+        return v;
+    }
+
+    private void check(List<Violation> violations, String invariant, String sql) {
+        db.query(sql, rs -> {
+            StringBuilder row = new StringBuilder();
+            for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
+                row.append(i > 1 ? ", " : "").append(rs.getString(i));
+            }
+            violations.add(new Violation(invariant, row.toString()));
+        });
+    }
+}
