@@ -79,6 +79,7 @@ import java.time.Instant;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 import static org.axonframework.modelling.command.AggregateLifecycle.apply;
 
@@ -156,9 +157,13 @@ public class Checkout {
                     result.fencingToken(), current));
             return;
         }
-        if (run.status != RunStatus.IN_FLIGHT) {
+        boolean lateEvidence = run.status == RunStatus.BLOCKED && state == CheckoutState.MANUAL_REVIEW
+                && result.step() == blockedStep;
+        if (run.status != RunStatus.IN_FLIGHT && !lateEvidence) {
             return; // duplicate delivery of a result already applied
         }
+        // lateEvidence: the owner of the current lease reports after all (e.g. leases kept expiring); what it
+        // reports settles the review as any other result would.
         if (run.leaseDeadlineId != null) {
             deadlines.cancelSchedule(Deadlines.LEASE_EXPIRED, run.leaseDeadlineId);
         }
@@ -186,8 +191,9 @@ public class Checkout {
             issue(Step.RELEASE_STOCK, now, deadlines, policy);
         } else if (result instanceof StockReleaseSucceededEvent r) {
             apply(new StockReleasedEvent(checkoutId, r.operationId(), r.fencingToken()));
-            if (receiptSent) {
-                issue(Step.SEND_CANCELLATION_NOTICE, now, deadlines, policy); // a receipt cannot be unsent
+            if (runs.containsKey(Step.SEND_RECEIPT)) {
+                // a receipt was (or may have been) sent, and cannot be unsent: announce the cancellation
+                issue(Step.SEND_CANCELLATION_NOTICE, now, deadlines, policy);
             } else {
                 apply(new CheckoutCancelledEvent(checkoutId, cancelReason, cancelDetail));
             }
@@ -666,5 +672,16 @@ public class Checkout {
         RunStatus status;
         String leaseDeadlineId;
         int failures;
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Run r && Objects.equals(lease, r.lease) && status == r.status
+                    && Objects.equals(leaseDeadlineId, r.leaseDeadlineId) && failures == r.failures;
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(lease, status, leaseDeadlineId, failures);
+        }
     }
 }

@@ -218,6 +218,11 @@ public final class CheckoutViewFolder {
     }
 
     private static void state(CheckoutView v, CheckoutState state) {
+        if (state != CheckoutState.MANUAL_REVIEW && v.manualReview != null) {
+            v.manualReview = null; // settled: by an operator, or by late evidence
+            v.reason = null;
+            v.reasonDetail = null;
+        }
         v.state = state.wireName();
     }
 }

@@ -465,6 +465,21 @@ class CheckoutCompensationTest {
         }
 
         @Test
+        void blocked_on_the_receipt_the_customer_is_told_after_void_and_release_since_a_receipt_may_have_gone_out() {
+            Instant voidedAt = cancelAt.plusSeconds(1);
+            Instant releasedAt = cancelAt.plusSeconds(2);
+            fixture.given(concat(confirmedHistory(), new ManualReviewRequiredEvent(ID, Step.SEND_RECEIPT,
+                                    "send-receipt failed 3 times", "operation chk-0001/send-receipt"),
+                            CANCEL_REQUESTED, voidRequested(cancelAt),
+                            new PaymentVoidedEvent(ID, op(Step.VOID_PAYMENT), token(1), "void-ref"),
+                            releaseRequested(voidedAt)))
+                    .when(record(released(), releasedAt))
+                    .expectEvents(new StockReleasedEvent(ID, op(Step.RELEASE_STOCK), token(1)),
+                            new CancellationNoticeRequestedEvent(ID, TENANT, EMAIL,
+                                    lease(Step.SEND_CANCELLATION_NOTICE, 1, releasedAt)));
+        }
+
+        @Test
         void blocked_on_a_compensation_the_compensation_is_tried_again() {
             fixture.given(concat(stockReservedHistory(),
                             new PaymentDeclinedEvent(ID, op(Step.AUTHORIZE_PAYMENT), token(1), "insufficient funds"),

@@ -303,6 +303,23 @@ class CheckoutLeaseTest {
         }
     }
 
+    @Test
+    void aLateResultFromTheCurrentOwnerSettlesAManualReviewInsteadOfBeingDropped() {
+        Instant late = T0.plusSeconds(30);
+        CheckoutScenario.fixture()
+                .given(blockedOnReservation())
+                .when(record(stockReservationSucceeded(3), late))
+                .expectEvents(new StockReservedEvent(ID, RESERVE, token(3)), authorizationRequested(1, late));
+    }
+
+    @Test
+    void aLateResultWithAnOlderTokenDuringManualReviewIsStillRejected() {
+        CheckoutScenario.fixture()
+                .given(blockedOnReservation())
+                .when(record(stockReservationSucceeded(2), T0.plusSeconds(30)))
+                .expectEvents(new ActivityResultRejectedEvent(ID, Step.RESERVE_STOCK, RESERVE, token(2), token(3)));
+    }
+
     /** Attempts 1 and 2 failed and were retried; lease 3 is in force. */
     private static List<Object> twoFailedAttemptsThenAThirdLease() {
         return concat(createdHistory(),

@@ -10,6 +10,7 @@ import io.durablecheckout.api.checkout.CheckoutCancelledEvent;
 import io.durablecheckout.api.checkout.CheckoutConfirmedEvent;
 import io.durablecheckout.api.checkout.ManualResolution;
 import io.durablecheckout.api.checkout.ManualReviewRequiredEvent;
+import io.durablecheckout.api.command.RecordProviderNotificationCommand;
 import io.durablecheckout.api.checkout.ManualReviewResolvedEvent;
 import io.durablecheckout.api.checkout.OperatorRetryRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentAuthorizedEvent;
@@ -277,6 +278,62 @@ class CheckoutReconciliationTest {
                             "authorization operation chk-0001/authorize-payment; last answer PENDING; "
                                     + "the provider may still authorize or decline it"))
                     .expectNoScheduledDeadlines();
+        }
+    }
+
+    /** The provider's webhook: evidence while the outcome is unknown, nothing when known, review when contradicting. */
+    @Nested
+    class ProviderNotifications {
+
+        private final Instant receivedAt = AUTHORIZED_AT.plusSeconds(3);
+
+        private RecordProviderNotificationCommand notification(PaymentLookupOutcome outcome, String id) {
+            return new RecordProviderNotificationCommand(ID, AUTHORIZATION, outcome, "psp-77", id, receivedAt);
+        }
+
+        @Test
+        void while_the_outcome_is_unknown_an_authorized_notification_confirms_the_checkout() {
+            fixture.given(outcomeUnknownHistory())
+                    .when(notification(PaymentLookupOutcome.AUTHORIZED, "evt-1"))
+                    .expectEvents(new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-77"),
+                            new CheckoutConfirmedEvent(ID), receiptRequested(1, receivedAt));
+        }
+
+        @Test
+        void while_the_outcome_is_unknown_a_declined_notification_releases_the_stock() {
+            fixture.given(outcomeUnknownHistory())
+                    .when(notification(PaymentLookupOutcome.DECLINED, "evt-1"))
+                    .expectEvents(new PaymentDeclinedEvent(ID, AUTHORIZATION, token(1), "provider notification evt-1"),
+                            new StockReleaseRequestedEvent(ID, TENANT, op(Step.RESERVE_STOCK),
+                                    lease(Step.RELEASE_STOCK, 1, receivedAt)));
+        }
+
+        @Test
+        void a_notification_that_agrees_with_the_recorded_outcome_changes_nothing() {
+            fixture.given(concat(outcomeUnknownHistory(),
+                            new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-77")))
+                    .when(notification(PaymentLookupOutcome.AUTHORIZED, "evt-2"))
+                    .expectSuccessfulHandlerExecution()
+                    .expectNoEvents();
+        }
+
+        @Test
+        void a_notification_that_contradicts_the_recorded_outcome_is_not_applied_but_reviewed() {
+            fixture.given(concat(outcomeUnknownHistory(),
+                            new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-77")))
+                    .when(notification(PaymentLookupOutcome.DECLINED, "evt-3"))
+                    .expectEvents(new ManualReviewRequiredEvent(ID, Step.AUTHORIZE_PAYMENT,
+                            "provider notification contradicts the recorded payment outcome",
+                            "recorded AUTHORIZED, provider notification evt-3 says DECLINED (reference psp-77); not applied"));
+        }
+
+        @Test
+        void a_notification_for_another_operation_is_refused() {
+            fixture.given(outcomeUnknownHistory())
+                    .when(new RecordProviderNotificationCommand(ID, new OperationId("other/authorize-payment"),
+                            PaymentLookupOutcome.AUTHORIZED, "x", "evt-4", receivedAt))
+                    .expectException(IllegalCheckoutTransitionException.class)
+                    .expectNoEvents();
         }
     }
 
