@@ -36,6 +36,7 @@ public sealed interface CheckoutEvent permits
         CancellationNoticeSentEvent,
         ActivityRetryScheduledEvent,
         ActivityLeaseExpiredEvent,
+        ActivityLeaseRenewedEvent,
         ActivityResultRejectedEvent {
 
     CheckoutId checkoutId();

@@ -1,6 +1,7 @@
 package io.durablecheckout.orchestrator.checkout;
 
 import io.durablecheckout.api.activity.ActivityAttemptFailedEvent;
+import io.durablecheckout.api.activity.ActivityHeartbeatEvent;
 import io.durablecheckout.api.activity.ActivityResultEvent;
 import io.durablecheckout.api.activity.CancellationNoticeDeliverySucceededEvent;
 import io.durablecheckout.api.activity.PaymentAuthorizationDeclinedEvent;
@@ -16,6 +17,7 @@ import io.durablecheckout.api.activity.StockReservationRejectedEvent;
 import io.durablecheckout.api.activity.StockReservationSucceededEvent;
 import io.durablecheckout.api.checkout.ActivityIntent;
 import io.durablecheckout.api.checkout.ActivityLeaseExpiredEvent;
+import io.durablecheckout.api.checkout.ActivityLeaseRenewedEvent;
 import io.durablecheckout.api.checkout.ActivityResultRejectedEvent;
 import io.durablecheckout.api.checkout.ActivityRetryScheduledEvent;
 import io.durablecheckout.api.checkout.CancellationNoticeRequestedEvent;
@@ -48,6 +50,7 @@ import io.durablecheckout.api.checkout.StockReservationRequestedEvent;
 import io.durablecheckout.api.checkout.StockReservedEvent;
 import io.durablecheckout.api.command.RecordActivityResultCommand;
 import io.durablecheckout.api.command.RecordProviderNotificationCommand;
+import io.durablecheckout.api.command.RenewLeaseCommand;
 import io.durablecheckout.api.command.RequestCancellationCommand;
 import io.durablecheckout.api.command.ResolveManualReviewCommand;
 import io.durablecheckout.api.command.RetryActivityCommand;
@@ -307,6 +310,35 @@ public class Checkout {
             declined(authorization.lease.operationId(), authorization.lease.fencingToken(),
                     "provider notification " + cmd.notificationId(), cmd.receivedAt(), deadlines, policy);
         }
+    }
+
+    /**
+     * A heartbeat from the owner of the current lease extends it (new expiry, new deadline). From anyone else it is
+     * recorded as rejected: an expired lease is not revived, a newer owner is not displaced.
+     */
+    @CommandHandler
+    public void handle(RenewLeaseCommand cmd, DeadlineManager deadlines, WorkflowPolicy policy) {
+        ActivityHeartbeatEvent beat = cmd.heartbeat();
+        Run run = runs.get(beat.step());
+        FencingToken current = run == null ? null : run.lease.fencingToken();
+        if (run == null || run.status != RunStatus.IN_FLIGHT || !run.lease.operationId().equals(beat.operationId())
+                || !beat.fencingToken().equals(current)) {
+            apply(new ActivityResultRejectedEvent(checkoutId, beat.step(), beat.operationId(), beat.fencingToken(),
+                    current));
+            return;
+        }
+        Instant expiresAt = cmd.observedAt().plus(policy.leaseFor(beat.step()));
+        if (!expiresAt.isAfter(run.lease.expiresAt())) {
+            return; // an old heartbeat delivered late: the lease already reaches further
+        }
+        if (run.leaseDeadlineId != null) {
+            deadlines.cancelSchedule(Deadlines.LEASE_EXPIRED, run.leaseDeadlineId);
+        }
+        Lease renewed = new Lease(run.lease.operationId(), run.lease.attempt(), run.lease.fencingToken(), expiresAt);
+        String deadlineId = deadlines.schedule(expiresAt, Deadlines.LEASE_EXPIRED,
+                new LeaseExpiry(beat.step(), renewed.fencingToken()), scope());
+        apply(new ActivityLeaseRenewedEvent(checkoutId, beat.step(), renewed),
+                MetaData.with(Deadlines.LEASE_DEADLINE_ID, deadlineId));
     }
 
     // ----------------------------------------------------------------------------------------------- deadlines
@@ -646,6 +678,13 @@ public class Checkout {
         Run run = runs.get(e.step());
         run.status = RunStatus.WAITING_RETRY;
         run.failures++;
+    }
+
+    @EventSourcingHandler
+    void on(ActivityLeaseRenewedEvent e, @MetaDataValue(Deadlines.LEASE_DEADLINE_ID) String deadlineId) {
+        Run run = runs.get(e.step());
+        run.lease = e.lease();
+        run.leaseDeadlineId = deadlineId;
     }
 
     @EventSourcingHandler

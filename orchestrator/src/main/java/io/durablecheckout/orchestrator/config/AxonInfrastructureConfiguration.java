@@ -14,6 +14,7 @@ import org.axonframework.common.jdbc.UnitOfWorkAwareConnectionProviderWrapper;
 import org.axonframework.common.transaction.TransactionManager;
 import org.axonframework.config.ConfigurationScopeAwareProvider;
 import org.axonframework.deadline.DeadlineManager;
+import org.axonframework.deadline.DeadlineMessage;
 import org.axonframework.deadline.DeadlineManagerSpanFactory;
 import org.axonframework.deadline.dbscheduler.DbSchedulerBinaryDeadlineDetails;
 import org.axonframework.deadline.dbscheduler.DbSchedulerDeadlineManager;
@@ -40,7 +41,11 @@ import org.springframework.context.annotation.Primary;
 import org.springframework.core.env.Environment;
 import org.springframework.transaction.PlatformTransactionManager;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+
 import javax.sql.DataSource;
+import java.time.Clock;
 import java.time.Duration;
 
 /**
@@ -148,7 +153,8 @@ public class AxonInfrastructureConfiguration {
                                            org.axonframework.config.Configuration configuration,
                                            Serializer serializer,
                                            TransactionManager transactionManager,
-                                           DeadlineManagerSpanFactory spanFactory) {
+                                           DeadlineManagerSpanFactory spanFactory,
+                                           MeterRegistry meters, Clock clock) {
         DbSchedulerDeadlineManager.Builder builder = DbSchedulerDeadlineManager.builder()
                 .scheduler(scheduler)
                 .scopeAwareProvider(new ConfigurationScopeAwareProvider(configuration))
@@ -157,6 +163,15 @@ public class AxonInfrastructureConfiguration {
                 .spanFactory(spanFactory)
                 .startScheduler(false) // the db-scheduler starter starts and stops it
                 .stopScheduler(false);
-        return new LeaseDeadlineManager(builder, scheduler);
+        LeaseDeadlineManager manager = new LeaseDeadlineManager(builder, scheduler);
+        // Deadline lag: how late a deadline runs after it was due (a deadline message's timestamp is its due time).
+        manager.registerHandlerInterceptor((unitOfWork, chain) -> {
+            DeadlineMessage<?> due = (DeadlineMessage<?>) unitOfWork.getMessage();
+            Timer.builder("checkout.deadline.lag").tag("deadline", due.getDeadlineName())
+                    .publishPercentiles(0.5, 0.95, 0.99).register(meters)
+                    .record(Duration.between(due.getTimestamp(), clock.instant()));
+            return chain.proceed();
+        });
+        return manager;
     }
 }

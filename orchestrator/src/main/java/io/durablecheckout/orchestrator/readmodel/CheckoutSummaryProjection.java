@@ -3,6 +3,7 @@ package io.durablecheckout.orchestrator.readmodel;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import io.durablecheckout.api.checkout.ActivityIntent;
 import io.durablecheckout.api.checkout.ActivityLeaseExpiredEvent;
+import io.durablecheckout.api.checkout.ActivityLeaseRenewedEvent;
 import io.durablecheckout.api.checkout.ActivityResultRejectedEvent;
 import io.durablecheckout.api.checkout.CheckoutCancelledEvent;
 import io.durablecheckout.api.checkout.CheckoutCompletedEvent;
@@ -48,6 +49,8 @@ public class CheckoutSummaryProjection {
     private void count(CheckoutEvent event) {
         if (event instanceof ActivityIntent intent) {
             meters.counter("checkout.leases.granted", "step", intent.step().slug()).increment();
+        } else if (event instanceof ActivityLeaseRenewedEvent e) {
+            meters.counter("checkout.leases.renewed", "step", e.step().slug()).increment();
         } else if (event instanceof ActivityLeaseExpiredEvent e) {
             meters.counter("checkout.leases.expired", "step", e.step().slug()).increment();
         } else if (event instanceof ActivityResultRejectedEvent e) {

@@ -2,6 +2,7 @@ package io.durablecheckout.orchestrator.readmodel;
 
 import io.durablecheckout.api.checkout.ActivityIntent;
 import io.durablecheckout.api.checkout.ActivityLeaseExpiredEvent;
+import io.durablecheckout.api.checkout.ActivityLeaseRenewedEvent;
 import io.durablecheckout.api.checkout.ActivityResultRejectedEvent;
 import io.durablecheckout.api.checkout.ActivityRetryScheduledEvent;
 import io.durablecheckout.api.checkout.CancellationNoticeRequestedEvent;
@@ -160,6 +161,13 @@ public final class CheckoutViewFolder {
             a.retryAt = e.retryAt();
             v.waiting = new CheckoutView.Waiting(describe(e.step()) + " failed (" + e.detail() + "); retry scheduled",
                     e.retryAt(), "try again under the same operation id " + e.operationId(), known(v), null);
+        } else if (event instanceof ActivityLeaseRenewedEvent e) {
+            CheckoutView.Activity a = activity(v, e.step());
+            a.leaseExpiresAt = e.lease().expiresAt();
+            if (v.waiting != null && "in_flight".equals(a.status)) {
+                v.waiting = new CheckoutView.Waiting(v.waiting.reason(), e.lease().expiresAt(), v.waiting.onDeadline(),
+                        v.waiting.known(), v.waiting.unknown());
+            }
         } else if (event instanceof ActivityLeaseExpiredEvent e) {
             activity(v, e.step()).status = "lease_expired";
             v.leasesExpired++;

@@ -1,6 +1,7 @@
 package io.durablecheckout.orchestrator.saga;
 
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import io.durablecheckout.api.activity.ActivityHeartbeatEvent;
 import io.durablecheckout.api.activity.ActivityResultEvent;
 import io.durablecheckout.api.activity.StaleOwnerRejectedEvent;
 import io.durablecheckout.api.checkout.CheckoutCancellationRequestedEvent;
@@ -8,6 +9,7 @@ import io.durablecheckout.api.checkout.CheckoutCancelledEvent;
 import io.durablecheckout.api.checkout.CheckoutCompletedEvent;
 import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
 import io.durablecheckout.api.command.RecordActivityResultCommand;
+import io.durablecheckout.api.command.RenewLeaseCommand;
 import org.axonframework.commandhandling.gateway.CommandGateway;
 import org.axonframework.eventhandling.Timestamp;
 import org.axonframework.modelling.saga.EndSaga;
@@ -57,6 +59,11 @@ public class CheckoutSaga {
             return; // the resource already refused the stale owner; nothing for the checkout to decide
         }
         commands.sendAndWait(new RecordActivityResultCommand(result.checkoutId(), result, publishedAt));
+    }
+
+    @SagaEventHandler(associationProperty = ASSOCIATION)
+    public void on(ActivityHeartbeatEvent heartbeat, @Timestamp Instant publishedAt, CommandGateway commands) {
+        commands.sendAndWait(new RenewLeaseCommand(heartbeat.checkoutId(), heartbeat, publishedAt));
     }
 
     @SagaEventHandler(associationProperty = ASSOCIATION)

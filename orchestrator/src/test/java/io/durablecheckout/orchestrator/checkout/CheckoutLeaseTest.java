@@ -1,7 +1,10 @@
 package io.durablecheckout.orchestrator.checkout;
 
 import io.durablecheckout.api.activity.StockReservationSucceededEvent;
+import io.durablecheckout.api.activity.ActivityHeartbeatEvent;
 import io.durablecheckout.api.checkout.ActivityLeaseExpiredEvent;
+import io.durablecheckout.api.checkout.ActivityLeaseRenewedEvent;
+import io.durablecheckout.api.command.RenewLeaseCommand;
 import io.durablecheckout.api.checkout.ActivityResultRejectedEvent;
 import io.durablecheckout.api.checkout.ActivityRetryScheduledEvent;
 import io.durablecheckout.api.checkout.ManualReviewRequiredEvent;
@@ -318,6 +321,44 @@ class CheckoutLeaseTest {
                 .given(blockedOnReservation())
                 .when(record(stockReservationSucceeded(2), T0.plusSeconds(30)))
                 .expectEvents(new ActivityResultRejectedEvent(ID, Step.RESERVE_STOCK, RESERVE, token(2), token(3)));
+    }
+
+    @Nested
+    class Renewal {
+
+        @Test
+        void the_current_owner_extends_its_lease_and_the_deadline_moves() {
+            Instant beatAt = T0.plusSeconds(8);
+            Lease renewed = new Lease(RESERVE, 1, token(1), beatAt.plus(LEASE));
+            CheckoutScenario.fixture()
+                    .given(createdHistory())
+                    .when(new RenewLeaseCommand(ID, new ActivityHeartbeatEvent(ID, Step.RESERVE_STOCK, RESERVE, token(1)),
+                            beatAt))
+                    .expectEvents(new ActivityLeaseRenewedEvent(ID, Step.RESERVE_STOCK, renewed))
+                    .expectScheduledDeadline(beatAt.plus(LEASE), new LeaseExpiry(Step.RESERVE_STOCK, token(1)));
+        }
+
+        @Test
+        void a_stale_owner_cannot_renew_and_the_attempt_is_recorded() {
+            Instant expiredAt = T0.plus(LEASE);
+            CheckoutScenario.fixture()
+                    .given(concat(createdHistory(),
+                            new ActivityLeaseExpiredEvent(ID, Step.RESERVE_STOCK, lease(Step.RESERVE_STOCK, 1, T0)),
+                            reservationRequested(2, expiredAt)))
+                    .when(new RenewLeaseCommand(ID, new ActivityHeartbeatEvent(ID, Step.RESERVE_STOCK, RESERVE, token(1)),
+                            expiredAt.plusSeconds(1)))
+                    .expectEvents(new ActivityResultRejectedEvent(ID, Step.RESERVE_STOCK, RESERVE, token(1), token(2)));
+        }
+
+        @Test
+        void a_heartbeat_after_the_result_is_rejected() {
+            CheckoutScenario.fixture()
+                    .given(concat(createdHistory(), new StockReservedEvent(ID, RESERVE, token(1)),
+                            authorizationRequested(1, RESERVED_AT)))
+                    .when(new RenewLeaseCommand(ID, new ActivityHeartbeatEvent(ID, Step.RESERVE_STOCK, RESERVE, token(1)),
+                            RESERVED_AT.plusSeconds(1)))
+                    .expectEvents(new ActivityResultRejectedEvent(ID, Step.RESERVE_STOCK, RESERVE, token(1), token(1)));
+        }
     }
 
     /** Attempts 1 and 2 failed and were retried; lease 3 is in force. */
