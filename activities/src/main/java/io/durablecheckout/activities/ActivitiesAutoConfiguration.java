@@ -20,8 +20,14 @@ public class ActivitiesAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    public WorkerPauseHook workerPauseHook() {
-        return WorkerPauseHook.NONE;
+    public WorkerPauseHook workerPauseHook(Environment environment) {
+        String step = environment.getProperty("checkout.fault-injection.park-step");
+        if (step == null || step.isBlank()) {
+            return WorkerPauseHook.NONE;
+        }
+        return new ParkingPauseHook(step, environment.getProperty("checkout.fault-injection.park-token", Long.class, 1L),
+                environment.getProperty("checkout.fault-injection.park-duration", java.time.Duration.class,
+                        java.time.Duration.ofSeconds(15)));
     }
 
     /** The real HTTP adapter unless the application supplies another {@link PaymentProvider}. */

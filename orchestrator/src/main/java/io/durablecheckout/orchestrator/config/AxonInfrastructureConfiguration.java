@@ -45,6 +45,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 
 import javax.sql.DataSource;
+import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.time.Duration;
 
@@ -128,6 +129,8 @@ public class AxonInfrastructureConfiguration {
                 .schema(new TokenSchema())
                 .contentType(byte[].class)
                 .claimTimeout(env.getProperty("checkout.processing.claim-timeout", Duration.class, Duration.ofSeconds(10)))
+                // who owns a segment claim; pid@host unless set (two nodes in one JVM must differ)
+                .nodeId(env.getProperty("checkout.processing.node-id", ManagementFactory.getRuntimeMXBean().getName()))
                 .build();
     }
 

@@ -1,0 +1,162 @@
+package io.durablecheckout.orchestrator.it;
+
+import io.durablecheckout.activities.WorkerPauseHook;
+import io.durablecheckout.api.values.Step;
+import io.durablecheckout.orchestrator.config.EmbeddedPostgresServer;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The seed's scenario on real PostgreSQL: worker A reads its intent (token 1) and pauses past its lease; the lease
+ * deadline fires; worker B (another node) takes over with token 2 and completes; A resumes and tries to write with
+ * token 1. A's write is rejected at the resource, the stale result is rejected at the aggregate, the resource holds
+ * B's token, and the side effect happened once.
+ */
+class StaleOwnerFencingIT {
+
+    /** Short lease and claim timeout, so the takeover happens within seconds. */
+    static final List<String> FAST_TAKEOVER = List.of("checkout.workflow.lease-duration=2s",
+            "checkout.processing.claim-timeout=3s", "checkout.processing.token-claim-interval=500ms",
+            "checkout.demo.sku-count=5");
+
+    EmbeddedPostgresServer postgres;
+    JdbcTemplate db;
+
+    @BeforeEach
+    void database() throws Exception {
+        postgres = EmbeddedPostgresServer.start(
+                Files.createTempDirectory(Path.of("target").toAbsolutePath(), "fencing-pg-"), 0);
+        PGSimpleDataSource ds = new PGSimpleDataSource();
+        ds.setUrl(postgres.jdbcUrl());
+        ds.setUser("postgres");
+        db = new JdbcTemplate(ds);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        postgres.close();
+    }
+
+    @Test
+    void withAAndBAsThreadsOfOneJvm() throws Exception {
+        CountDownLatch parked = new CountDownLatch(1);
+        CountDownLatch resume = new CountDownLatch(1);
+        WorkerPauseHook parkFirstReservation = intent -> {
+            if (intent.step() == Step.RESERVE_STOCK && intent.lease().fencingToken().value() == 1) {
+                parked.countDown();
+                await().atMost(Duration.ofSeconds(90)).until(() -> resume.await(100, TimeUnit.MILLISECONDS));
+            }
+        };
+        try (InProcessNode a = InProcessNode.start("node-a", postgres.jdbcUrl(), parkFirstReservation, FAST_TAKEOVER)) {
+            String id = startCheckout(a.port());
+            assertThat(parked.await(30, TimeUnit.SECONDS)).as("worker A read its intent").isTrue();
+            awaitEvent(id, "ActivityLeaseExpiredEvent");
+
+            try (InProcessNode b = InProcessNode.start("node-b", postgres.jdbcUrl(), null, FAST_TAKEOVER)) {
+                awaitCompleted(id);
+                resume.countDown(); // A wakes up, still believing it owns the reservation
+                MeterRegistry aMeters = a.bean(MeterRegistry.class);
+                await().atMost(Duration.ofSeconds(30)).until(() -> aMeters.find("checkout.fencing.stale.rejected")
+                        .counters().stream().mapToDouble(c -> c.count()).sum() >= 1);
+            }
+            assertFencedOutcome(id);
+        }
+    }
+
+    @Test
+    void withAInASeparateJvm() throws Exception {
+        List<String> parkA = new java.util.ArrayList<>(FAST_TAKEOVER.stream().map(p -> "--" + p).toList());
+        parkA.addAll(List.of("--checkout.fault-injection.park-step=reserve-stock",
+                "--checkout.fault-injection.park-token=1", "--checkout.fault-injection.park-duration=20s"));
+        try (NodeProcess a = NodeProcess.start("fencing-node-a", postgres.jdbcUrl(), parkA)) {
+            String id = startCheckout(a.port());
+            awaitEvent(id, "ActivityLeaseExpiredEvent");
+
+            try (InProcessNode b = InProcessNode.start("node-b", postgres.jdbcUrl(), null, FAST_TAKEOVER)) {
+                awaitCompleted(id);
+                // A resumes after its park and is refused at the resource: its own metric says so.
+                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
+                        .until(() -> staleRejections(a.port()) >= 1);
+            }
+            assertFencedOutcome(id);
+        }
+    }
+
+    private void assertFencedOutcome(String id) {
+        String reservation = id + "/reserve-stock";
+        // every expiry granted a new owner the next token; the newest one is the only owner left
+        long newest = count("SELECT count(*) FROM domainevententry WHERE aggregateidentifier = ? "
+                + "AND payloadtype LIKE '%.StockReservationRequestedEvent'", id);
+        assertThat(newest).as("the lease expired and a new owner took over").isGreaterThanOrEqualTo(2);
+        // the resource holds the newest owner's token, and the reservation happened once
+        assertThat(count("SELECT fencing_token FROM inventory_operations WHERE operation_id = ?", reservation))
+                .isEqualTo(newest);
+        assertThat(count("SELECT count(*) FROM inventory_operations WHERE operation_id = ? AND status = 'RESERVED'",
+                reservation)).isEqualTo(1);
+        assertThat(count("SELECT sum(quantity) FROM inventory_reservation_lines WHERE operation_id = ?", reservation))
+                .isEqualTo(1);
+        assertThat(count("SELECT reserved FROM stock WHERE tenant_id = 'demo' AND sku = 'SKU-0001'")).isEqualTo(1);
+        // a result under token 1 reached the aggregate after the takeover and was refused; the newest one was applied
+        assertThat(count("SELECT count(*) FROM domainevententry WHERE aggregateidentifier = ? "
+                + "AND payloadtype LIKE '%.ActivityResultRejectedEvent' "
+                + "AND convert_from(payload, 'UTF8')::jsonb -> 'presentedToken' ->> 'value' = '1'", id)).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM domainevententry WHERE aggregateidentifier = ? "
+                + "AND payloadtype LIKE '%.StockReservedEvent' "
+                + "AND (convert_from(payload, 'UTF8')::jsonb -> 'fencingToken' ->> 'value')::bigint = ?", id, newest))
+                .isEqualTo(1);
+        assertThat(new InvariantChecker(db).violations()).isEmpty();
+    }
+
+    private String startCheckout(int port) {
+        HttpApi.Response r = new HttpApi(port).startCheckout("fence-" + UUID.randomUUID(),
+                HttpApi.checkoutBody("SKU-0001", 1, 1000, "tok_approve"));
+        assertThat(r.status()).as(r.body()).isEqualTo(202);
+        return r.json().get("checkoutId").asText();
+    }
+
+    private void awaitEvent(String id, String type) {
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> count(
+                "SELECT count(*) FROM domainevententry WHERE aggregateidentifier = ? AND payloadtype LIKE ?",
+                id, "%." + type) > 0);
+    }
+
+    private void awaitCompleted(String id) {
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> count(
+                "SELECT count(*) FROM checkout_summary WHERE checkout_id = ? AND state = 'completed'", id) == 1);
+    }
+
+    private long count(String sql, Object... args) {
+        Long n = db.queryForObject(sql, Long.class, args);
+        return n == null ? 0 : n;
+    }
+
+    private static double staleRejections(int port) {
+        try {
+            HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create("http://localhost:" + port + "/actuator/prometheus")).build(), HttpResponse.BodyHandlers.ofString());
+            return r.body().lines().filter(l -> l.startsWith("checkout_fencing_stale_rejected_total"))
+                    .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+        } catch (Exception e) {
+            return 0;
+        }
+    }
+}
