@@ -2,6 +2,7 @@ package io.durablecheckout.orchestrator.config;
 
 import org.axonframework.config.ConfigurerModule;
 import org.axonframework.eventhandling.PropagatingErrorHandler;
+import org.axonframework.eventhandling.TrackingEventProcessorConfiguration;
 import org.axonframework.messaging.StreamableMessageSource;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.context.annotation.Bean;
@@ -40,19 +41,29 @@ public class EventProcessingConfiguration {
                 }
             });
             configurer.eventProcessing(processing -> {
-                    processing.registerDefaultListenerInvocationErrorHandler(c -> PropagatingErrorHandler.instance());
-                    processing.registerDefaultErrorHandler(c -> PropagatingErrorHandler.instance());
-                    properties.processors().forEach((name, p) -> processing.registerPooledStreamingEventProcessor(
-                            name,
-                            c -> source.updateAndGet(existing -> existing != null ? existing
-                                    : new WakeUpEventSource(c.eventStore(), properties.wakeUpTick(), properties.wakeUpSettle())),
-                            (c, builder) -> builder
-                                    .initialToken(StreamableMessageSource::createTailToken)
-                                    .initialSegmentCount(p.segments())
-                                    .maxClaimedSegments(p.segments())
-                                    .batchSize(p.batchSize())
-                                    .tokenClaimInterval(properties.tokenClaimInterval().toMillis())
-                                    .claimExtensionThreshold(properties.claimExtensionThreshold().toMillis())));
+                processing.registerDefaultListenerInvocationErrorHandler(c -> PropagatingErrorHandler.instance());
+                processing.registerDefaultErrorHandler(c -> PropagatingErrorHandler.instance());
+                if (properties.mode() == Mode.BASELINE) {
+                    // Axon's defaults, for comparison in benchmarks: tracking processors, one thread and segment,
+                    // batch size 1, default claims, polling the store. Kept, because correctness needs them: errors
+                    // propagate, and processors start at the tail.
+                    properties.processors().keySet().forEach(name -> processing.registerTrackingEventProcessor(name,
+                            org.axonframework.config.Configuration::eventStore,
+                            c -> TrackingEventProcessorConfiguration.forSingleThreadedProcessing()
+                                    .andInitialTrackingToken(StreamableMessageSource::createTailToken)));
+                    return;
+                }
+                properties.processors().forEach((name, p) -> processing.registerPooledStreamingEventProcessor(
+                        name,
+                        c -> source.updateAndGet(existing -> existing != null ? existing
+                                : new WakeUpEventSource(c.eventStore(), properties.wakeUpTick(), properties.wakeUpSettle())),
+                        (c, builder) -> builder
+                                .initialToken(StreamableMessageSource::createTailToken)
+                                .initialSegmentCount(p.segments())
+                                .maxClaimedSegments(p.segments())
+                                .batchSize(p.batchSize())
+                                .tokenClaimInterval(properties.tokenClaimInterval().toMillis())
+                                .claimExtensionThreshold(properties.claimExtensionThreshold().toMillis())));
             });
         };
     }
@@ -61,10 +72,11 @@ public class EventProcessingConfiguration {
      * @param processors per processor name: segments and batch size (events handled in one transaction)
      */
     @ConfigurationProperties("checkout.processing")
-    public record ProcessingProperties(Map<String, Processor> processors, Duration tokenClaimInterval,
+    public record ProcessingProperties(Mode mode, Map<String, Processor> processors, Duration tokenClaimInterval,
                                        Duration claimExtensionThreshold, Duration wakeUpTick,
                                        Duration wakeUpSettle) {
         public ProcessingProperties {
+            mode = mode != null ? mode : Mode.TUNED;
             Map<String, Processor> merged = new LinkedHashMap<>(Map.of(
                     SAGA_PROCESSOR, new Processor(1, 16),
                     SUMMARY_PROCESSOR, new Processor(1, 32),
@@ -84,4 +96,7 @@ public class EventProcessingConfiguration {
         public record Processor(int segments, int batchSize) {
         }
     }
+
+    /** {@code checkout.processing.mode}: TUNED (default) or BASELINE (Axon's defaults, for benchmarks). */
+    public enum Mode { TUNED, BASELINE }
 }
