@@ -25,6 +25,7 @@ public sealed interface CheckoutEvent permits
         PaymentReconciliationRequestedEvent,
         ManualReviewRequiredEvent,
         ManualReviewResolvedEvent,
+        PaymentOutcomeDisputedEvent,
         OperatorRetryRequestedEvent,
         StockReleaseRequestedEvent,
         StockReleasedEvent,

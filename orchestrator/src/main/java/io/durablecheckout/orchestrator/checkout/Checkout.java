@@ -35,6 +35,7 @@ import io.durablecheckout.api.checkout.OperatorRetryRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentAuthorizationRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentAuthorizedEvent;
 import io.durablecheckout.api.checkout.PaymentDeclinedEvent;
+import io.durablecheckout.api.checkout.PaymentOutcomeDisputedEvent;
 import io.durablecheckout.api.checkout.PaymentOutcomeUnknownEvent;
 import io.durablecheckout.api.checkout.PaymentReconciliationRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentReconciliationScheduledEvent;
@@ -117,6 +118,8 @@ public class Checkout {
     private Step blockedStep;
     /** The payment outcome once known from any evidence (worker, lookup, provider notification, operator). */
     private ManualResolution paymentOutcome;
+    /** A provider notification contradicted the recorded outcome and no operator has looked at it yet. */
+    private boolean disputeOpen;
 
     protected Checkout() {
         // for Axon: rebuilt from events
@@ -161,7 +164,7 @@ public class Checkout {
             return;
         }
         boolean lateEvidence = run.status == RunStatus.BLOCKED && state == CheckoutState.MANUAL_REVIEW
-                && result.step() == blockedStep;
+                && result.step() == blockedStep && isConclusive(result);
         if (run.status != RunStatus.IN_FLIGHT && !lateEvidence) {
             return; // duplicate delivery of a result already applied
         }
@@ -241,7 +244,12 @@ public class Checkout {
 
     @CommandHandler
     public void handle(ResolveManualReviewCommand cmd, DeadlineManager deadlines, WorkflowPolicy policy) {
-        requireManualReview("only a checkout in manual review can be resolved");
+        if (disputeOpen && state != CheckoutState.MANUAL_REVIEW) {
+            // Closing a dispute records the operator's finding; the recorded outcome and the workflow stand.
+            apply(new ManualReviewResolvedEvent(checkoutId, cmd.resolution(), cmd.providerReference(), cmd.note()));
+            return;
+        }
+        requireManualReview("only a checkout in manual review or with a disputed payment can be resolved");
         if (blockedStep != Step.AUTHORIZE_PAYMENT && blockedStep != Step.RECONCILE_PAYMENT) {
             throw new IllegalCheckoutTransitionException("a resolution decides a payment outcome", state,
                     "This checkout is blocked on " + blockedStep.slug() + ", not on a payment outcome: retry or cancel it");
@@ -291,12 +299,10 @@ public class Checkout {
             return; // duplicate, or late after reconciliation already learned the same: nothing changes
         }
         if (paymentOutcome != null) {
-            if (state != CheckoutState.MANUAL_REVIEW) {
-                apply(new ManualReviewRequiredEvent(checkoutId, Step.AUTHORIZE_PAYMENT,
-                        "provider notification contradicts the recorded payment outcome",
-                        "recorded " + paymentOutcome + ", provider notification " + cmd.notificationId() + " says "
-                                + reported + " (reference " + cmd.providerReference() + "); not applied"));
-            }
+            // Rule: a notification never overrides a recorded outcome. The workflow keeps its course (it may be
+            // completed or cancelled already); an operator looks at the dispute and, if money must move, cancels.
+            apply(new PaymentOutcomeDisputedEvent(checkoutId, paymentOutcome, reported, cmd.notificationId(),
+                    cmd.providerReference()));
             return;
         }
         if (state == CheckoutState.MANUAL_REVIEW || isCompensatingOrCancelled()) {
@@ -321,6 +327,10 @@ public class Checkout {
         ActivityHeartbeatEvent beat = cmd.heartbeat();
         Run run = runs.get(beat.step());
         FencingToken current = run == null ? null : run.lease.fencingToken();
+        if (run != null && run.status != RunStatus.IN_FLIGHT && beat.fencingToken().equals(current)
+                && run.lease.operationId().equals(beat.operationId())) {
+            return; // the owner's heartbeat overtaken by its own result: nothing to renew, nobody stale
+        }
         if (run == null || run.status != RunStatus.IN_FLIGHT || !run.lease.operationId().equals(beat.operationId())
                 || !beat.fencingToken().equals(current)) {
             apply(new ActivityResultRejectedEvent(checkoutId, beat.step(), beat.operationId(), beat.fencingToken(),
@@ -407,9 +417,15 @@ public class Checkout {
         switch (answer.outcome()) {
             case AUTHORIZED -> authorized(authorization.operationId(), authorization.fencingToken(),
                     answer.providerReference(), now, deadlines, policy);
-            // NOT_FOUND: the provider never received the request (lookups start after the request timeout).
-            case DECLINED, NOT_FOUND -> declined(authorization.operationId(), authorization.fencingToken(),
-                    "reconciliation: " + answer.outcome() + describe(answer.detail()), now, deadlines, policy);
+            case DECLINED -> declined(authorization.operationId(), authorization.fencingToken(),
+                    "reconciliation: DECLINED" + describe(answer.detail()), now, deadlines, policy);
+            case NOT_FOUND -> {
+                // The provider has no such authorization. A request still travelling could arrive later, so the
+                // operation id is voided first (the provider then refuses it); the stock is released after that.
+                apply(new PaymentDeclinedEvent(checkoutId, authorization.operationId(), authorization.fencingToken(),
+                        "reconciliation: NOT_FOUND" + describe(answer.detail())));
+                issue(Step.VOID_PAYMENT, now, deadlines, policy);
+            }
             case PENDING, LOOKUP_FAILED -> {
                 String last = answer.outcome() + describe(answer.detail());
                 if (scheduledLookup - lookupBudgetStart >= policy.reconciliationMaxLookups()) {
@@ -503,6 +519,20 @@ public class Checkout {
                  CANCELLATION_NOTICE_PENDING, CANCELLED -> true;
             default -> false;
         };
+    }
+
+    /** Says what happened, as opposed to "try again" or "still not known" (a redelivery of which changes nothing). */
+    private static boolean isConclusive(ActivityResultEvent result) {
+        if (result instanceof ActivityAttemptFailedEvent) {
+            return false;
+        }
+        if (result instanceof PaymentLookupAnsweredEvent answer) {
+            return switch (answer.outcome()) {
+                case AUTHORIZED, DECLINED, NOT_FOUND -> true;
+                case PENDING, LOOKUP_FAILED -> false;
+            };
+        }
+        return true;
     }
 
     private static String describe(String detail) {
@@ -671,6 +701,16 @@ public class Checkout {
             lookupBudgetStart = scheduledLookup;
         }
         state = CheckoutState.MANUAL_REVIEW;
+    }
+
+    @EventSourcingHandler
+    void on(PaymentOutcomeDisputedEvent e) {
+        disputeOpen = true;
+    }
+
+    @EventSourcingHandler
+    void on(ManualReviewResolvedEvent e) {
+        disputeOpen = false;
     }
 
     @EventSourcingHandler

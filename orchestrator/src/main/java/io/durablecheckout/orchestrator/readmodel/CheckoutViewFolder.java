@@ -19,6 +19,7 @@ import io.durablecheckout.api.checkout.OperatorRetryRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentAuthorizationRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentAuthorizedEvent;
 import io.durablecheckout.api.checkout.PaymentDeclinedEvent;
+import io.durablecheckout.api.checkout.PaymentOutcomeDisputedEvent;
 import io.durablecheckout.api.checkout.PaymentOutcomeUnknownEvent;
 import io.durablecheckout.api.checkout.PaymentReconciliationRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentReconciliationScheduledEvent;
@@ -97,7 +98,7 @@ public final class CheckoutViewFolder {
             succeeded(v, Step.SEND_RECEIPT, "sent");
         } else if (event instanceof CheckoutCompletedEvent) {
             state(v, CheckoutState.COMPLETED);
-            v.waiting = null;
+            v.waiting = v.manualReview == null ? null : disputeWaiting(v);
         } else if (event instanceof PaymentDeclinedEvent e) {
             CheckoutView.Activity a = activity(v, Step.AUTHORIZE_PAYMENT);
             a.status = "declined";
@@ -133,10 +134,24 @@ public final class CheckoutViewFolder {
             state(v, CheckoutState.MANUAL_REVIEW);
             v.waiting = new CheckoutView.Waiting("waiting for an operator: " + e.reason(), null,
                     "nothing happens until an operator resolves, retries or cancels", known(v), e.evidence());
+        } else if (event instanceof PaymentOutcomeDisputedEvent e) {
+            v.manualReview = new CheckoutView.ManualReview(Step.AUTHORIZE_PAYMENT.slug(),
+                    "provider notification contradicts the recorded payment outcome",
+                    "recorded " + e.recordedOutcome() + ", provider notification " + e.notificationId() + " says "
+                            + e.reportedOutcome() + " (reference " + e.providerReference() + "); not applied");
+            if (v.waiting == null) {
+                v.waiting = disputeWaiting(v);
+            }
         } else if (event instanceof ManualReviewResolvedEvent || event instanceof OperatorRetryRequestedEvent) {
+            boolean disputeOnly = !CheckoutState.MANUAL_REVIEW.wireName().equals(v.state);
             v.manualReview = null;
-            v.reason = null;
-            v.reasonDetail = null;
+            if (disputeOnly && CheckoutState.valueOf(v.state.toUpperCase()).isTerminal()) {
+                v.waiting = null;
+            }
+            if (!disputeOnly) {
+                v.reason = null;
+                v.reasonDetail = null;
+            }
         } else if (event instanceof CheckoutCancellationRequestedEvent e) {
             v.cancellationRequested = true;
             v.reasonDetail = e.detail();
@@ -153,7 +168,7 @@ public final class CheckoutViewFolder {
             state(v, CheckoutState.CANCELLED);
             v.reason = e.reason() == null ? null : e.reason().name().toLowerCase();
             v.reasonDetail = e.detail();
-            v.waiting = null;
+            v.waiting = v.manualReview == null ? null : disputeWaiting(v);
         } else if (event instanceof ActivityRetryScheduledEvent e) {
             CheckoutView.Activity a = activity(v, e.step());
             a.status = "retry_scheduled";
@@ -174,8 +189,15 @@ public final class CheckoutViewFolder {
         } else if (event instanceof ActivityResultRejectedEvent) {
             v.staleResultsRejected++;
         }
-        v.terminal = CheckoutState.valueOf(v.state.toUpperCase()).isTerminal();
+        // An open dispute keeps even a completed or cancelled checkout in front of operators.
+        v.terminal = CheckoutState.valueOf(v.state.toUpperCase()).isTerminal() && v.manualReview == null;
         return v;
+    }
+
+    private static CheckoutView.Waiting disputeWaiting(CheckoutView v) {
+        return new CheckoutView.Waiting("an operator to look at a disputed payment", null,
+                "nothing happens until an operator resolves the dispute or cancels", known(v),
+                "which of the provider's reports is true");
     }
 
     private static CheckoutState pendingState(ActivityIntent intent) {
@@ -226,7 +248,8 @@ public final class CheckoutViewFolder {
     }
 
     private static void state(CheckoutView v, CheckoutState state) {
-        if (state != CheckoutState.MANUAL_REVIEW && v.manualReview != null) {
+        boolean leavingReview = CheckoutState.MANUAL_REVIEW.wireName().equals(v.state);
+        if (state != CheckoutState.MANUAL_REVIEW && leavingReview && v.manualReview != null) {
             v.manualReview = null; // settled: by an operator, or by late evidence
             v.reason = null;
             v.reasonDetail = null;

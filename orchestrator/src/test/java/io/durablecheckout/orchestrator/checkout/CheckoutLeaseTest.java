@@ -351,14 +351,25 @@ class CheckoutLeaseTest {
         }
 
         @Test
-        void a_heartbeat_after_the_result_is_rejected() {
+        void the_owners_heartbeat_overtaken_by_its_own_result_changes_nothing_and_counts_as_no_stale_owner() {
             CheckoutScenario.fixture()
                     .given(concat(createdHistory(), new StockReservedEvent(ID, RESERVE, token(1)),
                             authorizationRequested(1, RESERVED_AT)))
                     .when(new RenewLeaseCommand(ID, new ActivityHeartbeatEvent(ID, Step.RESERVE_STOCK, RESERVE, token(1)),
                             RESERVED_AT.plusSeconds(1)))
-                    .expectEvents(new ActivityResultRejectedEvent(ID, Step.RESERVE_STOCK, RESERVE, token(1), token(1)));
+                    .expectSuccessfulHandlerExecution()
+                    .expectNoEvents();
         }
+    }
+
+    @Test
+    void theFailureThatCausedAManualReviewDeliveredAgainChangesNothing() {
+        // at-least-once delivery (e.g. through Axon Server) must not send a reviewed checkout round again
+        CheckoutScenario.fixture()
+                .given(blockedOnReservation())
+                .when(record(attemptFailed(Step.RESERVE_STOCK, 3), T0.plusSeconds(30)))
+                .expectSuccessfulHandlerExecution()
+                .expectNoEvents();
     }
 
     /** Attempts 1 and 2 failed and were retried; lease 3 is in force. */

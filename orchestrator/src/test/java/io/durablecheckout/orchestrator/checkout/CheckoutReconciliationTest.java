@@ -10,6 +10,8 @@ import io.durablecheckout.api.checkout.CheckoutCancelledEvent;
 import io.durablecheckout.api.checkout.CheckoutConfirmedEvent;
 import io.durablecheckout.api.checkout.ManualResolution;
 import io.durablecheckout.api.checkout.ManualReviewRequiredEvent;
+import io.durablecheckout.api.checkout.PaymentVoidRequestedEvent;
+import io.durablecheckout.api.checkout.PaymentOutcomeDisputedEvent;
 import io.durablecheckout.api.command.RecordProviderNotificationCommand;
 import io.durablecheckout.api.checkout.ManualReviewResolvedEvent;
 import io.durablecheckout.api.checkout.OperatorRetryRequestedEvent;
@@ -40,6 +42,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.AUTHORIZED_AT;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.AMOUNT;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.ID;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.MAX_LOOKUPS;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.PAYMENT_LEASE;
@@ -199,15 +202,16 @@ class CheckoutReconciliationTest {
         }
 
         @Test
-        void a_lookup_that_finds_nothing_releases_the_stock() {
+        void a_lookup_that_finds_nothing_voids_the_operation_id_before_releasing_the_stock() {
+            // a request still travelling to the provider must not authorize later: the void is its tombstone
             fixture.given(lookupInFlight(1))
                     .when(record(new PaymentLookupAnsweredEvent(ID, op(Step.RECONCILE_PAYMENT), token(1), AUTHORIZATION,
                             PaymentLookupOutcome.NOT_FOUND, null, "no such idempotency key"), answeredAt(1)))
                     .expectEvents(
                             new PaymentDeclinedEvent(ID, AUTHORIZATION, token(1),
                                     "reconciliation: NOT_FOUND (no such idempotency key)"),
-                            new StockReleaseRequestedEvent(ID, TENANT, op(Step.RESERVE_STOCK),
-                                    lease(Step.RELEASE_STOCK, 1, answeredAt(1))));
+                            new PaymentVoidRequestedEvent(ID, TENANT, AUTHORIZATION, AMOUNT,
+                                    lease(Step.VOID_PAYMENT, 1, answeredAt(1))));
         }
 
         @Test
@@ -318,13 +322,24 @@ class CheckoutReconciliationTest {
         }
 
         @Test
-        void a_notification_that_contradicts_the_recorded_outcome_is_not_applied_but_reviewed() {
+        void a_notification_that_contradicts_the_recorded_outcome_is_not_applied_but_disputed() {
             fixture.given(concat(outcomeUnknownHistory(),
                             new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-77")))
                     .when(notification(PaymentLookupOutcome.DECLINED, "evt-3"))
-                    .expectEvents(new ManualReviewRequiredEvent(ID, Step.AUTHORIZE_PAYMENT,
-                            "provider notification contradicts the recorded payment outcome",
-                            "recorded AUTHORIZED, provider notification evt-3 says DECLINED (reference psp-77); not applied"));
+                    .expectEvents(new PaymentOutcomeDisputedEvent(ID, ManualResolution.AUTHORIZED,
+                            ManualResolution.DECLINED, "evt-3", "psp-77"));
+        }
+
+        @Test
+        void an_operator_closes_a_dispute_without_rewinding_the_workflow() {
+            fixture.given(concat(outcomeUnknownHistory(),
+                            new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-77"),
+                            new PaymentOutcomeDisputedEvent(ID, ManualResolution.AUTHORIZED, ManualResolution.DECLINED,
+                                    "evt-3", "psp-77")))
+                    .when(new ResolveManualReviewCommand(ID, ManualResolution.AUTHORIZED, "psp-77",
+                            "provider dashboard shows the capture", null, receivedAt))
+                    .expectEvents(new ManualReviewResolvedEvent(ID, ManualResolution.AUTHORIZED, "psp-77",
+                            "provider dashboard shows the capture"));
         }
 
         @Test

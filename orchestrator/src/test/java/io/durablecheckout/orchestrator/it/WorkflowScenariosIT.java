@@ -144,7 +144,7 @@ class WorkflowScenariosIT extends IntegrationTestBase {
     }
 
     @Test
-    void aNotificationThatContradictsTheRecordedOutcomeGoesToManualReviewAndIsNotApplied() throws Exception {
+    void aNotificationThatContradictsTheRecordedOutcomeIsNotAppliedButPutBeforeAnOperator() throws Exception {
         String id = start(freshSku(), 1, "tok_approve");
         awaitState(id, "completed");
 
@@ -153,9 +153,21 @@ class WorkflowScenariosIT extends IntegrationTestBase {
         assertThat(webhook(body, "bad-signature")).isEqualTo(401);
         assertThat(webhook(body, WebhookSignature.sign(WebhookSignature.DEFAULT_SECRET, body))).isEqualTo(202);
 
-        JsonNode view = awaitState(id, "manual_review");
+        // the recorded outcome stands; the dispute keeps the checkout in the operators' queue
+        JsonNode view = await().atMost(Duration.ofSeconds(10)).until(() -> api.get("/api/v1/checkouts/" + id).json(),
+                v -> v.has("manualReview"));
+        assertThat(view.get("state").asText()).isEqualTo("completed");
+        assertThat(view.get("terminal").asBoolean()).isFalse();
         assertThat(view.get("manualReview").get("reason").asText()).contains("contradicts");
-        assertThat(types(id)).doesNotContain("PaymentDeclinedEvent");
+        assertThat(types(id)).contains("PaymentOutcomeDisputedEvent").doesNotContain("PaymentDeclinedEvent");
+        assertThat(api.get("/api/v1/checkouts?waiting=true&limit=500").json().findValuesAsText("checkoutId")).contains(id);
+
+        HttpApi.Response resolved = operator("resolve", id, HttpApi.OPERATOR_KEY, "\"" + view.get("version").asLong() + "\"",
+                "{\"resolution\":\"authorized\",\"providerReference\":\"x\",\"reason\":\"capture confirmed by the provider\"}");
+        assertThat(resolved.status()).as(resolved.body()).isEqualTo(202);
+        JsonNode after = await().atMost(Duration.ofSeconds(10)).until(() -> api.get("/api/v1/checkouts/" + id).json(),
+                v -> v.get("terminal").asBoolean());
+        assertThat(after.get("state").asText()).isEqualTo("completed");
     }
 
     @Test

@@ -1,0 +1,84 @@
+package io.durablecheckout.orchestrator.bench;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.durablecheckout.orchestrator.CheckoutApplication;
+import io.durablecheckout.orchestrator.web.CheckoutService;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.axonframework.eventsourcing.eventstore.EventStore;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import javax.sql.DataSource;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The whole application started inside the harness's JVM, exactly as {@code java -jar} would start it, on the
+ * benchmark's database and a free port, plus the properties of one configuration. The harness is not a bean of it:
+ * it starts and closes one context per configuration so each begins cold on a fresh schema.
+ */
+final class BenchApplication implements AutoCloseable {
+
+    private final ConfigurableApplicationContext context;
+
+    private BenchApplication(ConfigurableApplicationContext context) {
+        this.context = context;
+    }
+
+    /**
+     * @param properties {@code key=value} pairs for this configuration (e.g. the processing mode)
+     */
+    static BenchApplication start(BenchDatabase db, List<String> properties) {
+        List<String> args = new ArrayList<>(List.of(
+                "--spring.datasource.url=" + db.url(),
+                "--spring.datasource.username=" + db.user(),
+                "--spring.datasource.password=" + db.password(),
+                "--server.port=0",
+                "--spring.main.banner-mode=off",
+                "--spring.jmx.enabled=false"));
+        properties.forEach(p -> args.add("--" + p));
+        return new BenchApplication(new SpringApplicationBuilder(CheckoutApplication.class)
+                .run(args.toArray(String[]::new)));
+    }
+
+    CheckoutService checkoutService() {
+        return context.getBean(CheckoutService.class);
+    }
+
+    EventStore eventStore() {
+        return context.getBean(EventStore.class);
+    }
+
+    MeterRegistry meters() {
+        return context.getBean(MeterRegistry.class);
+    }
+
+    DataSource dataSource() {
+        return context.getBean(DataSource.class);
+    }
+
+    <T> T bean(Class<T> type) {
+        return context.getBean(type);
+    }
+
+    int port() {
+        return ((WebServerApplicationContext) context).getWebServer().getPort();
+    }
+
+    /**
+     * Closes the pool's idle connections (the pool opens new ones at once). PostgreSQL 14 reports a backend's
+     * transaction counts to pg_stat_database at most every 500 ms and keeps the rest until its next transaction or its
+     * exit; a backend that exits reports everything, so commit counts read after this are complete.
+     */
+    void flushDatabaseStatistics() {
+        if (dataSource() instanceof HikariDataSource hikari && hikari.getHikariPoolMXBean() != null) {
+            hikari.getHikariPoolMXBean().softEvictConnections();
+        }
+    }
+
+    @Override
+    public void close() {
+        context.close();
+    }
+}

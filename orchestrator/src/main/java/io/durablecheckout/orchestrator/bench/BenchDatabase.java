@@ -1,0 +1,187 @@
+package io.durablecheckout.orchestrator.bench;
+
+import io.durablecheckout.orchestrator.config.EmbeddedPostgresServer;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * The one PostgreSQL server every configuration of a run uses (so baseline and tuned are compared on the same
+ * server): the one given with {@code --jdbc-url}, or an embedded one the harness starts in a temporary directory with
+ * the product's durable settings. Plain JDBC, outside any application context: the harness resets the schema, reads
+ * statistics and measures the commit ceiling while no application is running, or next to one.
+ */
+final class BenchDatabase implements AutoCloseable {
+
+    private final String url;
+    private final String user;
+    private final String password;
+    private final EmbeddedPostgresServer embedded;
+    private final Path embeddedDirectory;
+
+    private BenchDatabase(String url, String user, String password, EmbeddedPostgresServer embedded,
+                          Path embeddedDirectory) {
+        this.url = url;
+        this.user = user;
+        this.password = password;
+        this.embedded = embedded;
+        this.embeddedDirectory = embeddedDirectory;
+    }
+
+    static BenchDatabase open(BenchOptions options) throws IOException {
+        if (options.jdbcUrl() != null) {
+            return new BenchDatabase(options.jdbcUrl(), options.user(), options.password(), null, null);
+        }
+        Path dir = Files.createTempDirectory("checkout-bench-pg-");
+        EmbeddedPostgresServer server = EmbeddedPostgresServer.start(dir, 0);
+        return new BenchDatabase(server.jdbcUrl(), "postgres", "", server, dir);
+    }
+
+    boolean embedded() {
+        return embedded != null;
+    }
+
+    String url() {
+        return url;
+    }
+
+    String user() {
+        return user;
+    }
+
+    String password() {
+        return password;
+    }
+
+    Connection connect() throws SQLException {
+        return DriverManager.getConnection(url, user, password);
+    }
+
+    /**
+     * A fresh database for the next configuration: everything in the public schema goes (Flyway recreates it), and a
+     * checkpoint so the previous configuration's dirty pages are not written during this one.
+     */
+    void reset() throws SQLException {
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute("DROP SCHEMA IF EXISTS public CASCADE");
+            s.execute("CREATE SCHEMA public");
+            try {
+                s.execute("CHECKPOINT");
+            } catch (SQLException e) {
+                // not a superuser: the checkpoint is a nicety, not a condition
+            }
+        }
+    }
+
+    long queryLong(String sql) throws SQLException {
+        try (Connection c = connect(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
+            r.next();
+            return r.getLong(1);
+        }
+    }
+
+    /** Committed transactions of this database so far (the statistics collector's view, refreshed). */
+    long committedTransactions() throws SQLException {
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute("SELECT pg_stat_clear_snapshot()");
+            try (ResultSet r = s.executeQuery(
+                    "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")) {
+                r.next();
+                return r.getLong(1);
+            }
+        }
+    }
+
+    /** What a reader of the figures needs to know about the server: version and the durability settings. */
+    Map<String, String> settings() throws SQLException {
+        Map<String, String> settings = new LinkedHashMap<>();
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            try (ResultSet r = s.executeQuery("SHOW server_version")) {
+                r.next();
+                settings.put("server_version", r.getString(1));
+            }
+            for (String name : List.of("synchronous_commit", "fsync", "wal_sync_method", "full_page_writes",
+                    "shared_buffers", "max_wal_size", "commit_delay", "max_connections")) {
+                try (ResultSet r = s.executeQuery("SHOW " + name)) {
+                    r.next();
+                    settings.put(name, r.getString(1));
+                }
+            }
+        }
+        return settings;
+    }
+
+    /**
+     * The server's durable commit rate for the simplest transaction: {@code connections} sessions in autocommit, each
+     * inserting one ~400-byte row per transaction into a scratch table, for {@code seconds}. This is the yardstick of
+     * the standard workload: a checkout cannot cost less than a few such commits.
+     */
+    double commitCeiling(int connections, int seconds) throws Exception {
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute("DROP TABLE IF EXISTS bench_commit_ceiling");
+            s.execute("CREATE TABLE bench_commit_ceiling (id BIGSERIAL PRIMARY KEY, payload TEXT NOT NULL)");
+        }
+        String payload = "x".repeat(400);
+        LongAdder commits = new LongAdder();
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Thread> threads = new ArrayList<>();
+        List<Exception> failures = new ArrayList<>();
+        for (int i = 0; i < connections; i++) {
+            Thread t = new Thread(() -> {
+                try (Connection c = connect();
+                     PreparedStatement insert = c.prepareStatement("INSERT INTO bench_commit_ceiling (payload) VALUES (?)")) {
+                    c.setAutoCommit(true);
+                    insert.setString(1, payload);
+                    while (!stop.get()) {
+                        insert.executeUpdate();
+                        commits.increment();
+                    }
+                } catch (Exception e) {
+                    synchronized (failures) {
+                        failures.add(e);
+                    }
+                }
+            }, "commit-ceiling-" + i);
+            threads.add(t);
+        }
+        long start = System.nanoTime();
+        threads.forEach(Thread::start);
+        Thread.sleep(seconds * 1000L);
+        stop.set(true);
+        long counted = commits.sum();
+        long elapsed = System.nanoTime() - start;
+        for (Thread t : threads) {
+            t.join();
+        }
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute("DROP TABLE bench_commit_ceiling");
+        }
+        if (!failures.isEmpty()) {
+            throw failures.get(0);
+        }
+        return counted / (elapsed / 1e9);
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (embedded != null) {
+            embedded.close();
+            try (var paths = Files.walk(embeddedDirectory)) {
+                paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+            }
+        }
+    }
+}

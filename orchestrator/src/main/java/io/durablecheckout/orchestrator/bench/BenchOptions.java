@@ -1,0 +1,146 @@
+package io.durablecheckout.orchestrator.bench;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The benchmark's command line ({@code --name=value}; flags without a value). Defaults follow docs/benchmarks.md and
+ * the standard workload (N = 5,000 after 500 warm-up, C = 8, 32, 64, both modes, both transports).
+ */
+record BenchOptions(
+        String jdbcUrl,
+        String user,
+        String password,
+        int n,
+        int warmup,
+        List<Integer> concurrency,
+        List<String> modes,
+        List<String> transports,
+        boolean matrix,
+        boolean skipCeiling,
+        boolean lag,
+        int lagCheckouts,
+        Duration lagWait,
+        boolean recovery,
+        int recoveryCheckouts,
+        Path jar,
+        List<String> appJvmOptions,
+        boolean replay,
+        int replayCheckouts,
+        List<String> appProperties,
+        long seed) {
+
+    static final String USAGE = """
+            CheckoutBenchmark: the standard checkout workload (see docs/benchmarks.md)
+              --jdbc-url=URL        PostgreSQL to use; its public schema is DROPPED and recreated per configuration.
+                                    Unset: a fresh embedded PostgreSQL in a temporary directory (durable commits).
+              --user=, --password=  credentials for --jdbc-url (default postgres / empty)
+              --n=5000 --warmup=500 counted and warm-up checkouts per configuration
+              --concurrency=8,32,64 checkouts kept in flight
+              --modes=tuned,baseline  --transports=inprocess,http
+              --skip-matrix         run none of the (mode, transport, C) configurations
+              --skip-ceiling        do not measure the PostgreSQL commit ceiling (10 s per configuration)
+              --lag                 deadline-lag run (no activity workers, 2 s leases)
+                  --lag-checkouts=500 --lag-wait=25s
+              --recovery            kill -9 with checkouts in flight, restart, time until all are done
+                  --recovery-checkouts=1000 --jar=PATH (default: the jar this runs from)
+                  --app-jvm-option=OPT  (repeatable) JVM option for the separately started application
+              --replay              rebuild of the checkout-summary read model, events/s
+                  --replay-checkouts=10000
+              --app-property=k=v    (repeatable) extra property for every application started (experiments only)
+              --seed=42             seed of the generated checkouts
+            """;
+
+    static BenchOptions parse(String[] args) {
+        String jdbcUrl = null;
+        String user = "postgres";
+        String password = "";
+        int n = 5000;
+        int warmup = 500;
+        List<Integer> concurrency = List.of(8, 32, 64);
+        List<String> modes = List.of("tuned", "baseline");
+        List<String> transports = List.of("inprocess", "http");
+        boolean matrix = true;
+        boolean skipCeiling = false;
+        boolean lag = false;
+        int lagCheckouts = 500;
+        Duration lagWait = Duration.ofSeconds(25);
+        boolean recovery = false;
+        int recoveryCheckouts = 1000;
+        Path jar = null;
+        List<String> appJvmOptions = new ArrayList<>();
+        boolean replay = false;
+        int replayCheckouts = 10_000;
+        List<String> appProperties = new ArrayList<>();
+        long seed = 42;
+        for (String arg : args) {
+            if (!arg.startsWith("--")) {
+                throw new IllegalArgumentException("unexpected argument " + arg + "\n" + USAGE);
+            }
+            int eq = arg.indexOf('=');
+            String name = eq < 0 ? arg.substring(2) : arg.substring(2, eq);
+            String value = eq < 0 ? null : arg.substring(eq + 1);
+            switch (name) {
+                case "jdbc-url" -> jdbcUrl = value == null || value.isBlank() ? null : value;
+                case "user" -> user = require(name, value);
+                case "password" -> password = value == null ? "" : value;
+                case "n" -> n = positive(name, value);
+                case "warmup" -> warmup = Integer.parseInt(require(name, value));
+                case "concurrency" -> concurrency = list(name, value).stream().map(Integer::parseInt).toList();
+                case "modes" -> modes = oneOf(name, list(name, value), "tuned", "baseline");
+                case "transports" -> transports = oneOf(name, list(name, value), "inprocess", "http");
+                case "skip-matrix" -> matrix = false;
+                case "skip-ceiling" -> skipCeiling = true;
+                case "lag" -> lag = true;
+                case "lag-checkouts" -> lagCheckouts = positive(name, value);
+                case "lag-wait" -> lagWait = Duration.parse("PT" + require(name, value).toUpperCase(Locale.ROOT));
+                case "recovery" -> recovery = true;
+                case "recovery-checkouts" -> recoveryCheckouts = positive(name, value);
+                case "jar" -> jar = Path.of(require(name, value));
+                case "app-jvm-option" -> appJvmOptions.add(require(name, value));
+                case "replay" -> replay = true;
+                case "replay-checkouts" -> replayCheckouts = positive(name, value);
+                case "app-property" -> appProperties.add(require(name, value));
+                case "seed" -> seed = Long.parseLong(require(name, value));
+                case "help" -> throw new IllegalArgumentException(USAGE);
+                default -> throw new IllegalArgumentException("unknown option --" + name + "\n" + USAGE);
+            }
+        }
+        return new BenchOptions(jdbcUrl, user, password, n, warmup, concurrency, modes, transports, matrix,
+                skipCeiling, lag, lagCheckouts, lagWait, recovery, recoveryCheckouts, jar, List.copyOf(appJvmOptions),
+                replay, replayCheckouts, List.copyOf(appProperties), seed);
+    }
+
+    private static String require(String name, String value) {
+        if (value == null || value.isBlank()) {
+            throw new IllegalArgumentException("--" + name + " needs a value\n" + USAGE);
+        }
+        return value;
+    }
+
+    private static int positive(String name, String value) {
+        int v = Integer.parseInt(require(name, value));
+        if (v <= 0) {
+            throw new IllegalArgumentException("--" + name + " must be positive");
+        }
+        return v;
+    }
+
+    private static List<String> list(String name, String value) {
+        return Arrays.stream(require(name, value).split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
+    }
+
+    private static List<String> oneOf(String name, List<String> values, String... allowed) {
+        List<String> lower = values.stream().map(v -> v.toLowerCase(Locale.ROOT)).toList();
+        for (String v : lower) {
+            if (!Arrays.asList(allowed).contains(v)) {
+                throw new IllegalArgumentException("--" + name + ": " + v + " is not one of " + Arrays.toString(allowed));
+            }
+        }
+        return lower;
+    }
+}

@@ -1,0 +1,101 @@
+package io.durablecheckout.orchestrator.bench;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Keeps C checkouts in flight: C client threads, each submitting a checkout and waiting until it is completed before
+ * submitting the next (a closed loop, so the system is never offered more than C at once and queueing inside the
+ * harness cannot inflate latencies). Latency = nanoTime the completion was seen − nanoTime just before submitting.
+ */
+final class ClosedLoop {
+
+    /** A checkout not done after this long counts as a timeout and frees its slot. */
+    static final Duration COMPLETION_TIMEOUT = Duration.ofSeconds(60);
+
+    record Result(int requested, long[] latenciesNanos, int errors, int timeouts, String firstError,
+                  long startNanos, long endNanos) {
+
+        int completed() {
+            return latenciesNanos.length;
+        }
+
+        double seconds() {
+            return (endNanos - startNanos) / 1e9;
+        }
+
+        double perSecond() {
+            return completed() / seconds();
+        }
+
+        /** Nearest-rank percentile, in milliseconds. */
+        double percentileMillis(double p) {
+            if (latenciesNanos.length == 0) {
+                return Double.NaN;
+            }
+            int rank = (int) Math.ceil(p / 100.0 * latenciesNanos.length);
+            return latenciesNanos[Math.max(0, Math.min(latenciesNanos.length - 1, rank - 1))] / 1e6;
+        }
+    }
+
+    static Result run(Workload workload, int count, int concurrency, Submitter submitter, CompletionWatcher watcher)
+            throws InterruptedException {
+        AtomicInteger next = new AtomicInteger();
+        long[] latencies = new long[count];
+        Arrays.fill(latencies, -1);
+        AtomicInteger errors = new AtomicInteger();
+        AtomicInteger timeouts = new AtomicInteger();
+        AtomicReference<String> firstError = new AtomicReference<>();
+        AtomicLong lastCompletion = new AtomicLong(Long.MIN_VALUE);
+        List<Thread> clients = new ArrayList<>();
+        long start = System.nanoTime();
+        for (int c = 0; c < Math.min(concurrency, count); c++) {
+            Thread client = new Thread(() -> {
+                int i;
+                while ((i = next.getAndIncrement()) < count) {
+                    Workload.Checkout checkout = workload.checkout(i);
+                    CompletableFuture<Long> done = watcher.completionOf(checkout.checkoutId());
+                    long submitted = System.nanoTime();
+                    try {
+                        submitter.submit(checkout);
+                    } catch (Exception e) {
+                        errors.incrementAndGet();
+                        firstError.compareAndSet(null, e.toString());
+                        continue;
+                    }
+                    try {
+                        long seen = done.get(COMPLETION_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                        latencies[i] = seen - submitted;
+                        lastCompletion.accumulateAndGet(seen, Math::max);
+                    } catch (TimeoutException e) {
+                        timeouts.incrementAndGet();
+                        firstError.compareAndSet(null, "not completed within " + COMPLETION_TIMEOUT + ": "
+                                + checkout.checkoutId());
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        return;
+                    } catch (Exception e) {
+                        errors.incrementAndGet();
+                        firstError.compareAndSet(null, e.toString());
+                    }
+                }
+            }, "bench-client-" + c);
+            clients.add(client);
+            client.start();
+        }
+        for (Thread client : clients) {
+            client.join();
+        }
+        long end = lastCompletion.get() == Long.MIN_VALUE ? System.nanoTime() : lastCompletion.get();
+        long[] done = Arrays.stream(latencies).filter(l -> l >= 0).sorted().toArray();
+        return new Result(count, done, errors.get(), timeouts.get(), firstError.get(), start, end);
+    }
+}

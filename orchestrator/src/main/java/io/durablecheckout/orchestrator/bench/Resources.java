@@ -1,0 +1,96 @@
+package io.durablecheckout.orchestrator.bench;
+
+import java.io.IOException;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * Memory and CPU as Linux reports them ({@code /proc}), so the figures include what the JVM's own counters miss
+ * (metaspace, thread stacks, code cache, direct buffers).
+ */
+final class Resources {
+
+    private Resources() {
+    }
+
+    /** Peak resident set (VmHWM) of a process, in MB; {@code "self"} for this JVM. */
+    static double peakRssMb(String pid) {
+        return statusKb(pid, "VmHWM:") / 1024.0;
+    }
+
+    static double rssMb(String pid) {
+        return statusKb(pid, "VmRSS:") / 1024.0;
+    }
+
+    /**
+     * Resets this process's VmHWM to its current RSS (Linux ≥ 4.0: write 5 to clear_refs), after a full GC so the heap
+     * the previous configuration grew is given back first. Every configuration runs in this JVM, so without this the
+     * peak would be the peak of all configurations so far. False if the kernel refused.
+     */
+    static boolean resetPeakRss() {
+        System.gc();
+        try {
+            Files.writeString(Path.of("/proc/self/clear_refs"), "5");
+            return true;
+        } catch (IOException | UnsupportedOperationException e) {
+            return false;
+        }
+    }
+
+    private static long statusKb(String pid, String field) {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc", pid, "status"))) {
+                if (line.startsWith(field)) {
+                    return Long.parseLong(line.substring(field.length()).trim().split("\\s+")[0]);
+                }
+            }
+        } catch (IOException e) {
+            // not Linux, or the process is gone
+        }
+        return -1;
+    }
+
+    static double loadAverage1m() {
+        return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
+    }
+
+    /** JVM CPU time so far, in nanoseconds (all threads, user + system). */
+    static long processCpuNanos() {
+        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
+            return os.getProcessCpuTime();
+        }
+        return -1;
+    }
+
+    static long gcMillis() {
+        long total = 0;
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            total += Math.max(0, gc.getCollectionTime());
+        }
+        return total;
+    }
+
+    /** Busy and total jiffies of the whole machine (first line of /proc/stat), to tell how full the cores were. */
+    record HostCpu(long busy, long total) {
+        static HostCpu now() {
+            try {
+                String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+                long total = 0;
+                for (int i = 1; i < f.length && i <= 8; i++) {
+                    total += Long.parseLong(f[i]);
+                }
+                long idle = Long.parseLong(f[4]) + Long.parseLong(f[5]); // idle + iowait
+                return new HostCpu(total - idle, total);
+            } catch (IOException | RuntimeException e) {
+                return new HostCpu(0, 0);
+            }
+        }
+
+        double busyPercentSince(HostCpu before) {
+            long total = this.total - before.total;
+            return total <= 0 ? Double.NaN : 100.0 * (busy - before.busy) / total;
+        }
+    }
+}

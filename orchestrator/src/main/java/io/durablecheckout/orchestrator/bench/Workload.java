@@ -1,0 +1,57 @@
+package io.durablecheckout.orchestrator.bench;
+
+import io.durablecheckout.api.values.TenantId;
+import io.durablecheckout.orchestrator.web.CheckoutRequest;
+import io.durablecheckout.orchestrator.web.CheckoutService;
+
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.SplittableRandom;
+
+/**
+ * The checkouts of the standard workload: tenant {@code demo}, 1 to 3 distinct line items drawn from the 1,000 SKUs
+ * the demo seeder stocks amply, an amount in minor units, payment token {@code tok_approve} (approved at once), and a
+ * unique Idempotency-Key. The i-th checkout of a phase is a function of (seed, i) only, so every configuration
+ * submits the same sequence.
+ */
+final class Workload {
+
+    static final TenantId TENANT = new TenantId("demo");
+    static final int SKUS = 1000;
+
+    private final long seed;
+    private final String keyPrefix;
+
+    /**
+     * @param keyPrefix makes the Idempotency-Keys unique per phase (warm-up, counted run, …) of one database
+     */
+    Workload(long seed, String keyPrefix) {
+        this.seed = seed;
+        this.keyPrefix = keyPrefix;
+    }
+
+    record Checkout(String idempotencyKey, String checkoutId, CheckoutRequest request) {
+    }
+
+    Checkout checkout(int i) {
+        SplittableRandom random = new SplittableRandom(seed * 1_000_003L + i);
+        int lines = 1 + random.nextInt(3);
+        Set<Integer> skus = new LinkedHashSet<>();
+        while (skus.size() < lines) {
+            skus.add(1 + random.nextInt(SKUS));
+        }
+        List<CheckoutRequest.Item> items = new ArrayList<>();
+        long amount = 0;
+        for (int sku : skus) {
+            int quantity = 1 + random.nextInt(3);
+            items.add(new CheckoutRequest.Item(String.format("SKU-%04d", sku), quantity));
+            amount += quantity * (199L + sku * 10L); // a price per SKU, in cents
+        }
+        String key = keyPrefix + "-" + i;
+        return new Checkout(key, CheckoutService.checkoutIdFor(TENANT, key).value(),
+                new CheckoutRequest(items, new CheckoutRequest.Amount(amount, "EUR"), "tok_approve",
+                        "customer-" + i + "@example.com"));
+    }
+}

@@ -1,0 +1,134 @@
+package io.durablecheckout.orchestrator.faults;
+
+import io.durablecheckout.api.activity.ActivityResultEvent;
+import io.durablecheckout.api.checkout.ActivityIntent;
+import io.durablecheckout.api.checkout.PaymentReconciliationRequestedEvent;
+import io.durablecheckout.orchestrator.checkout.Deadlines;
+import io.durablecheckout.orchestrator.config.EventProcessingConfiguration;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+import org.axonframework.config.ConfigurerModule;
+import org.axonframework.deadline.DeadlineManager;
+import org.axonframework.deadline.DeadlineMessage;
+import org.axonframework.eventhandling.EventMessage;
+import org.axonframework.eventsourcing.eventstore.EventStore;
+import org.axonframework.messaging.MessageHandlerInterceptor;
+import org.axonframework.messaging.unitofwork.CurrentUnitOfWork;
+import org.axonframework.messaging.unitofwork.UnitOfWork;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.web.filter.OncePerRequestFilter;
+
+import java.io.IOException;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Where each {@link CrashPoint} is reached: interceptors on the event store, the processors, the deadline manager
+ * and the HTTP API. Registered only when a crash point is armed, so a normal process carries none of them.
+ */
+@Configuration(proxyBeanMethods = false)
+public class CrashPointInterceptors {
+
+    @Bean
+    public ConfigurerModule crashPointProcessorInterceptors(CrashPoints crashes) {
+        return configurer -> {
+            if (!crashes.isArmed()) {
+                return;
+            }
+            configurer.eventProcessing(processing -> processing.registerDefaultHandlerInterceptor(
+                    (config, processor) -> processorInterceptor(crashes, processor)));
+        };
+    }
+
+    static MessageHandlerInterceptor<EventMessage<?>> processorInterceptor(CrashPoints crashes, String processor) {
+        return (unitOfWork, chain) -> {
+            Object result = chain.proceed();
+            Object payload = unitOfWork.getMessage().getPayload();
+            CrashPoint point = switch (processor) {
+                case "inventory" -> CrashPoint.INVENTORY_EFFECT;
+                case "payments" -> payload instanceof PaymentReconciliationRequestedEvent
+                        ? CrashPoint.RECONCILIATION_LOOKUP : CrashPoint.PAYMENT_EFFECT;
+                case "receipts" -> CrashPoint.RECEIPT_EFFECT;
+                case EventProcessingConfiguration.SAGA_PROCESSOR ->
+                        payload instanceof ActivityResultEvent ? CrashPoint.SAGA_RECORDED : null;
+                case EventProcessingConfiguration.SUMMARY_PROCESSOR -> CrashPoint.PROJECTION_UPDATE;
+                default -> null;
+            };
+            if (point != null && crashes.isArmed(point)) {
+                unitOfWork.onPrepareCommit(u -> crashes.reached(point));
+            }
+            if (crashes.isArmed(CrashPoint.MID_BATCH) && handledInThisBatch(unitOfWork) == 2) {
+                crashes.reached(CrashPoint.MID_BATCH);
+            }
+            return result;
+        };
+    }
+
+    private static int handledInThisBatch(UnitOfWork<?> unitOfWork) {
+        return unitOfWork.root().getOrComputeResource(CrashPointInterceptors.class.getName(), k -> new AtomicInteger())
+                .incrementAndGet();
+    }
+
+    @Bean
+    public SmartInitializingSingleton crashPointStoreAndDeadlineInterceptors(CrashPoints crashes, EventStore eventStore,
+                                                                          DeadlineManager deadlines) {
+        return () -> {
+            if (!crashes.isArmed()) {
+                return;
+            }
+            eventStore.registerDispatchInterceptor(messages -> {
+                CurrentUnitOfWork.ifStarted(uow -> messages.forEach(m -> {
+                    CrashPoint point = appended(m.getPayload());
+                    if (point != null && crashes.isArmed(point)) {
+                        uow.root().afterCommit(u -> crashes.reached(point));
+                    }
+                }));
+                return (i, m) -> m;
+            });
+            deadlines.registerHandlerInterceptor((unitOfWork, chain) -> {
+                Object result = chain.proceed();
+                String name = ((DeadlineMessage<?>) unitOfWork.getMessage()).getDeadlineName();
+                CrashPoint point = Deadlines.LEASE_EXPIRED.equals(name) ? CrashPoint.LEASE_DEADLINE
+                        : Deadlines.RECONCILIATION_DUE.equals(name) ? CrashPoint.RECONCILIATION_DEADLINE : null;
+                if (point != null && crashes.isArmed(point)) {
+                    unitOfWork.onPrepareCommit(u -> crashes.reached(point));
+                }
+                return result;
+            });
+        };
+    }
+
+    private static CrashPoint appended(Object payload) {
+        if (payload instanceof ActivityIntent intent) {
+            return intent.step().isCompensation() ? CrashPoint.COMPENSATION_REQUESTED : CrashPoint.INTENT_APPENDED;
+        }
+        if (payload instanceof ActivityResultEvent) {
+            return CrashPoint.RESULT_APPENDED;
+        }
+        return null;
+    }
+
+    @Bean
+    public OncePerRequestFilter crashPointHttpFilter(CrashPoints crashes) {
+        return new OncePerRequestFilter() {
+            @Override
+            protected boolean shouldNotFilter(HttpServletRequest request) {
+                return !crashes.isArmed(CrashPoint.HTTP_ACCEPTED) || !"POST".equals(request.getMethod())
+                        || !"/api/v1/checkouts".equals(request.getRequestURI());
+            }
+
+            @Override
+            protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+                    throws ServletException, IOException {
+                chain.doFilter(request, response);
+                if (response.getStatus() == 202 && !response.isCommitted()) {
+                    crashes.reached(CrashPoint.HTTP_ACCEPTED); // created and committed; the client never hears of it
+                }
+            }
+        };
+    }
+
+}
