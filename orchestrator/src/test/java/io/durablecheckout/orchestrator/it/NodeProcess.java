@@ -53,7 +53,7 @@ public final class NodeProcess implements AutoCloseable {
         Process process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
         NodeProcess node = new NodeProcess(process, port);
-        await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250))
+        await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(250))
                 .until(() -> !process.isAlive() || node.healthy());
         if (!process.isAlive()) {
             throw new IllegalStateException("node " + name + " exited with " + process.exitValue() + "; see " + log);
@@ -67,6 +67,20 @@ public final class NodeProcess implements AutoCloseable {
 
     public long pid() {
         return process.pid();
+    }
+
+    public boolean alive() {
+        return process.isAlive();
+    }
+
+    /** Waits for the process to end by itself (e.g. an armed crash point); true if it did. */
+    public boolean awaitExit(Duration timeout) throws InterruptedException {
+        return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Sends a signal by name, e.g. STOP or CONT. */
+    public void signal(String name) throws IOException, InterruptedException {
+        new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start().waitFor(10, TimeUnit.SECONDS);
     }
 
     /** SIGKILL: no shutdown hooks, no flush, no goodbye. */

@@ -1,0 +1,104 @@
+package io.durablecheckout.orchestrator.bench;
+
+import io.durablecheckout.orchestrator.config.EventProcessingConfiguration;
+import org.axonframework.eventhandling.EventTrackerStatus;
+import org.axonframework.eventhandling.StreamingEventProcessor;
+
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static io.durablecheckout.orchestrator.bench.CheckoutBenchmark.progress;
+import static io.durablecheckout.orchestrator.bench.CheckoutBenchmark.round;
+
+/**
+ * Read-model rebuild: fills the event store with completed checkouts, then rebuilds the {@code checkout-summary} read
+ * model from the first event, the way an operator would: shut the processor down, empty its table, reset its tokens,
+ * start it. Timed from start until every segment has passed the last event.
+ * <p>
+ * The table is emptied first because the projection skips an event whose sequence number is not above the stored
+ * version (that is what makes redelivery harmless); with the rows left in place a reset would only re-read.
+ */
+final class ReplayRun {
+
+    private static final Duration LIMIT = Duration.ofMinutes(10);
+
+    private final BenchDatabase db;
+    private final BenchOptions options;
+
+    ReplayRun(BenchDatabase db, BenchOptions options) {
+        this.db = db;
+        this.options = options;
+    }
+
+    Map<String, Object> run() throws Exception {
+        progress("replay: start (load average %.2f)", Resources.loadAverage1m());
+        db.reset();
+        List<String> properties = new ArrayList<>(List.of("checkout.processing.mode=tuned",
+                "checkout.processing.node-id=bench"));
+        properties.addAll(options.appProperties());
+        Map<String, Object> line = new LinkedHashMap<>();
+        try (BenchApplication app = BenchApplication.start(db, properties);
+             CompletionWatcher watcher = new CompletionWatcher(app.eventStore())) {
+            int checkouts = options.replayCheckouts();
+            ClosedLoop.Result load = ClosedLoop.run(new Workload(options.seed(), "replay"), checkouts, 64,
+                    Submitter.inProcess(app.checkoutService()), watcher);
+            progress("replay: %d checkouts in the store (%.0f/s)", load.completed(), load.perSecond());
+            awaitRows(load.completed());
+
+            long events = db.queryLong("SELECT count(*) FROM domainevententry");
+            long head = db.queryLong("SELECT max(globalindex) FROM domainevententry");
+            StreamingEventProcessor processor = app.bean(org.axonframework.config.EventProcessingConfiguration.class)
+                    .eventProcessor(EventProcessingConfiguration.SUMMARY_PROCESSOR, StreamingEventProcessor.class)
+                    .orElseThrow(() -> new IllegalStateException("no streaming processor "
+                            + EventProcessingConfiguration.SUMMARY_PROCESSOR));
+            processor.shutDown();
+            try (Connection c = db.connect(); Statement s = c.createStatement()) {
+                s.execute("TRUNCATE checkout_summary");
+            }
+            processor.resetTokens();
+            long start = System.nanoTime();
+            processor.start();
+            while (!passed(processor, head)) {
+                if (System.nanoTime() - start > LIMIT.toNanos()) {
+                    throw new IllegalStateException("read model not rebuilt within " + LIMIT);
+                }
+                Thread.sleep(5);
+            }
+            double seconds = (System.nanoTime() - start) / 1e9;
+            long rows = db.queryLong("SELECT count(*) FROM checkout_summary WHERE state = 'completed'");
+
+            line.put("run", "replay");
+            line.put("processor", EventProcessingConfiguration.SUMMARY_PROCESSOR);
+            line.put("checkouts", load.completed());
+            line.put("events", events);
+            line.put("rebuilt_rows", rows);
+            line.put("seconds", round(seconds, 2));
+            line.put("events_per_s", round(events / seconds, 0));
+            line.put("checkouts_per_s", round(rows / seconds, 0));
+            line.put("load_avg_1m", round(Resources.loadAverage1m(), 2));
+        }
+        return line;
+    }
+
+    /** Every segment of the processor has handled the event at {@code head} and is no longer replaying. */
+    private static boolean passed(StreamingEventProcessor processor, long head) {
+        Map<Integer, EventTrackerStatus> status = processor.processingStatus();
+        return !status.isEmpty() && status.values().stream().allMatch(s -> !s.isReplaying()
+                && s.getCurrentPosition().orElse(-1) >= head);
+    }
+
+    private void awaitRows(int expected) throws Exception {
+        long start = System.nanoTime();
+        while (db.queryLong("SELECT count(*) FROM checkout_summary WHERE state = 'completed'") < expected) {
+            if (System.nanoTime() - start > LIMIT.toNanos()) {
+                throw new IllegalStateException("read model did not catch up");
+            }
+            Thread.sleep(100);
+        }
+    }
+}

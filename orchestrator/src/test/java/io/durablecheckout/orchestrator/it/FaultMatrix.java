@@ -1,0 +1,435 @@
+package io.durablecheckout.orchestrator.it;
+
+import io.durablecheckout.orchestrator.config.EmbeddedPostgresServer;
+import io.durablecheckout.orchestrator.faults.CrashPoint;
+import org.postgresql.ds.PGSimpleDataSource;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Collectors;
+
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The crash, pause and duplicate-delivery matrix: the real application as separate OS processes on one PostgreSQL,
+ * a mixed workload that exercises every payment simulator behaviour (and cancellations, so compensations run), one
+ * injected fault per run, then a second node finishes the work and the run is judged on what is durably recorded:
+ * every checkout accounted for (none lost), no side effect done twice, nothing stuck without saying why.
+ */
+final class FaultMatrix {
+
+    /** Every node of a run: short back-offs so a run settles in seconds; webhooks twice and late, always. */
+    static final List<String> NODE_ARGS = List.of(
+            "--checkout.workflow.reconciliation-initial-delay=500ms",
+            "--checkout.workflow.reconciliation-max-lookups=3",
+            "--checkout.workflow.retry-initial-delay=300ms",
+            "--checkout.simulator.timeout-delay=3s",
+            "--checkout.simulator.slow-delay=800ms",
+            "--checkout.payments.request-timeout=1500ms",
+            "--checkout.simulator.webhooks.enabled=true",
+            "--checkout.simulator.webhooks.duplicate=true",
+            "--checkout.simulator.webhooks.delay=2s",
+            "--checkout.processing.claim-timeout=3s",
+            "--checkout.processing.token-claim-interval=500ms",
+            "--checkout.demo.sku-count=50",
+            "--db-scheduler.heartbeat-interval=1s",
+            "--db-scheduler.missed-heartbeats-limit=4");
+
+    /** One checkout of the workload: its payment token, and whether the customer cancels it once completed. */
+    record Order(String token, boolean cancelWhenCompleted) {
+    }
+
+    static final List<Order> WORKLOAD = List.of(
+            new Order("tok_approve", false), new Order("tok_approve", false), new Order("tok_approve", false),
+            new Order("tok_approve", false), new Order("tok_approve", true), new Order("tok_approve", true),
+            new Order("tok_decline", false), new Order("tok_decline", false),
+            new Order("tok_timeout_then_approve", false), new Order("tok_timeout_then_approve", false),
+            new Order("tok_timeout_then_decline", false), new Order("tok_timeout_then_decline", false),
+            new Order("tok_unknown", false),
+            new Order("tok_slow", false), new Order("tok_slow", false), new Order("tok_slow", false),
+            new Order("tok_provider_down", false), new Order("tok_provider_down", false));
+
+    /**
+     * @param lost           accepted checkouts with no trace in the store, or never settled into a known state
+     * @param duplicated     side effects done more than once (invariant 1)
+     * @param invisibleStuck unfinished checkouts that do not say what they wait for (invariant 4)
+     * @param violations     every invariant violation found (duplicates included)
+     */
+    record Result(String fault, String boundary, int run, int checkouts, int lost, int duplicated, int invisibleStuck,
+                  double recoverySeconds, List<String> violations) {
+        boolean ok() {
+            return lost == 0 && duplicated == 0 && invisibleStuck == 0 && violations.isEmpty();
+        }
+
+        String row() {
+            return String.format("| %s | %s | %d | %d | %d | %d | %d | %.1f | %s |", fault, boundary, run, checkouts,
+                    lost, duplicated, invisibleStuck, recoverySeconds, ok() ? "pass" : "FAIL " + violations);
+        }
+    }
+
+    // --------------------------------------------------------------------------------------------- scenarios
+
+    /** kill -9 at a named step boundary (the process kills itself the {@code after}-th time it gets there). */
+    static Result crashAt(CrashPoint point, int after, int run, List<String> extraArgs) throws Exception {
+        List<String> args = new ArrayList<>(extraArgs);
+        args.add("--checkout.fault-injection.crash-at=" + point.slug());
+        args.add("--checkout.fault-injection.crash-after=" + after);
+        try (Run r = new Run("crash-" + point.slug() + "-" + run)) {
+            NodeProcess first = r.node("n1", args);
+            r.submitWorkload(first.port());
+            if (!first.awaitExit(Duration.ofSeconds(90))) {
+                first.kill9();
+                throw new AssertionError("crash point " + point.slug() + " was never reached " + after + " times");
+            }
+            return r.recoverAndJudge("kill -9", point.slug(), run);
+        }
+    }
+
+    /**
+     * kill -9 at a random moment: after a random number of events has been appended (seeded by the run number, so a
+     * failing run can be repeated), which lands anywhere in the workload.
+     */
+    static Result randomKill(int run) throws Exception {
+        long events = 20 + new Random(run * 7919L).nextInt(160);
+        try (Run r = new Run("random-kill-" + run)) {
+            NodeProcess first = r.node("n1", List.of());
+            long base = r.eventCount();
+            r.submitWorkload(first.port());
+            await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(20))
+                    .until(() -> r.eventCount() - base >= events);
+            first.kill9();
+            return r.recoverAndJudge("kill -9", "random moment (after " + events + " events)", run);
+        }
+    }
+
+    /**
+     * SIGSTOP one of two nodes for longer than its leases and segment claims while the other keeps working, then
+     * SIGCONT: the paused node wakes with stale tokens and its late writes must be refused.
+     */
+    static Result pause(int run) throws Exception {
+        List<String> shortLeases = List.of("--checkout.workflow.lease-duration=2s",
+                "--checkout.workflow.payment-lease-duration=3s");
+        try (Run r = new Run("pause-" + run)) {
+            NodeProcess first = r.node("n1", shortLeases);
+            NodeProcess second = r.node("n2", shortLeases);
+            r.submitWorkload(first.port());
+            r.awaitAccepted(Duration.ofSeconds(60));
+            first.signal("STOP");
+            r.port.set(second.port());
+            long started = System.nanoTime();
+            // paused until it has lost both its leases and its segment claims to the other node
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() ->
+                    r.count("SELECT count(*) FROM domainevententry WHERE payloadtype LIKE '%.ActivityLeaseExpiredEvent'") > 0
+                            && r.count("SELECT count(*) FROM tokenentry WHERE owner = 'n2'")
+                            == r.count("SELECT count(*) FROM tokenentry"));
+            first.signal("CONT");
+            return r.judge("SIGSTOP 10 s + SIGCONT", "two nodes, one paused past leases and claims", run, started);
+        }
+    }
+
+    /** PostgreSQL stops and starts again under load; the nodes must reconnect and carry on. */
+    static Result databaseRestart(int run) throws Exception {
+        try (Run r = new Run("db-restart-" + run)) {
+            NodeProcess first = r.node("n1", List.of());
+            long base = r.eventCount();
+            r.submitWorkload(first.port());
+            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(20))
+                    .until(() -> r.eventCount() - base >= 60); // well into the workload
+            long started = System.nanoTime();
+            r.restartDatabase();
+            return r.judge("PostgreSQL restart", "under load", run, started);
+        }
+    }
+
+    /**
+     * Every processor's position is reset to the start of the stream after the workload finished: every intent,
+     * result and event is delivered again to every worker, the saga and the read model. Nothing may happen twice.
+     */
+    static Result redelivery(int run) throws Exception {
+        try (Run r = new Run("redelivery-" + run)) {
+            NodeProcess first = r.node("n1", List.of());
+            r.submitWorkload(first.port());
+            r.awaitSettled(Duration.ofSeconds(120));
+            Map<String, String> before = r.states();
+            first.close();
+            r.db.update("UPDATE tokenentry SET token = NULL, tokentype = NULL, owner = NULL");
+            long started = System.nanoTime();
+            NodeProcess second = r.node("n2", List.of());
+            r.port.set(second.port());
+            // sentinels: new checkouts finish only once each single-segment processor has replayed everything
+            List<String> sentinels = new ArrayList<>();
+            for (int i = 0; i < 4; i++) {
+                sentinels.add(r.submit(new Order("tok_approve", false)));
+            }
+            await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250))
+                    .until(() -> sentinels.stream().allMatch(id -> "completed".equals(r.states().get(id))));
+            await().atMost(Duration.ofSeconds(60)).during(Duration.ofSeconds(3)).pollInterval(Duration.ofMillis(500))
+                    .until(r::eventCount, new StableCount());
+            Map<String, String> after = r.states();
+            List<String> changed = before.entrySet().stream()
+                    .filter(e -> !e.getValue().equals(after.get(e.getKey())))
+                    .map(e -> e.getKey() + ": " + e.getValue() + " -> " + after.get(e.getKey())).toList();
+            Result result = r.judge("every processor batch redelivered", "all events to all processors", run, started);
+            if (!changed.isEmpty()) {
+                List<String> v = new ArrayList<>(result.violations());
+                v.add("states changed by redelivery: " + changed);
+                return new Result(result.fault(), result.boundary(), run, result.checkouts(), result.lost(),
+                        result.duplicated(), result.invisibleStuck(), result.recoverySeconds(), v);
+            }
+            return result;
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ a run
+
+    /** One run: its own PostgreSQL, its nodes, the workload's checkouts and the client that retries them. */
+    static final class Run implements AutoCloseable {
+        final String name;
+        final Path dataDir;
+        final int pgPort;
+        EmbeddedPostgresServer postgres;
+        final JdbcTemplate db;
+        final List<NodeProcess> nodes = new ArrayList<>();
+        final AtomicInteger port = new AtomicInteger();
+        final Set<String> accepted = ConcurrentHashMap.newKeySet();
+        final Set<String> toCancel = ConcurrentHashMap.newKeySet();
+        final ExecutorService clients = Executors.newFixedThreadPool(8);
+        final List<CompletableFuture<Void>> submissions = new ArrayList<>();
+        final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+
+        Run(String name) throws IOException {
+            this.name = name;
+            this.dataDir = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "matrix-pg-");
+            this.pgPort = NodeProcess.freePort();
+            this.postgres = EmbeddedPostgresServer.start(dataDir, pgPort);
+            PGSimpleDataSource ds = new PGSimpleDataSource();
+            ds.setUrl(postgres.jdbcUrl());
+            ds.setUser("postgres");
+            this.db = new JdbcTemplate(ds);
+        }
+
+        NodeProcess node(String node, List<String> extra) throws IOException {
+            List<String> args = new ArrayList<>(NODE_ARGS);
+            args.add("--checkout.processing.node-id=" + node);
+            args.addAll(extra);
+            NodeProcess p = NodeProcess.start("matrix-" + name + "-" + node, postgres.jdbcUrl(), args);
+            nodes.add(p);
+            port.compareAndSet(0, p.port());
+            return p;
+        }
+
+        void submitWorkload(int nodePort) {
+            port.set(nodePort);
+            for (Order order : WORKLOAD) {
+                submissions.add(CompletableFuture.runAsync(() -> submit(order), clients));
+            }
+        }
+
+        /** POST until some node answers 202, with the same Idempotency-Key every time (a client that retries). */
+        String submit(Order order) {
+            String key = "matrix-" + UUID.randomUUID();
+            String body = HttpApi.checkoutBody("SKU-00" + (10 + Math.floorMod(key.hashCode(), 40)), 1, 1500, order.token());
+            String[] id = new String[1];
+            await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(200)).until(() -> {
+                HttpResponse<String> r = post("/api/v1/checkouts", key, body);
+                if (r != null && r.statusCode() == 202) {
+                    id[0] = r.body().replaceAll(".*\"checkoutId\":\"([^\"]+)\".*", "$1");
+                    return true;
+                }
+                return false;
+            });
+            accepted.add(id[0]);
+            if (order.cancelWhenCompleted()) {
+                toCancel.add(id[0]);
+            }
+            return id[0];
+        }
+
+        HttpResponse<String> post(String path, String idempotencyKey, String body) {
+            try {
+                HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://localhost:" + port.get() + path))
+                        .timeout(Duration.ofSeconds(5)).header("Authorization", "Bearer " + HttpApi.DEMO_KEY)
+                        .header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(body == null ? "{}" : body));
+                if (idempotencyKey != null) {
+                    b.header("Idempotency-Key", idempotencyKey);
+                }
+                return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+            } catch (IOException e) {
+                return null; // the node is down, paused or restarting: the caller retries
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return null;
+            }
+        }
+
+        void awaitAccepted(Duration timeout) {
+            await().atMost(timeout).until(() -> submissions.stream().allMatch(CompletableFuture::isDone));
+            submissions.forEach(CompletableFuture::join);
+        }
+
+        /** Recovery after the first node died: a fresh node on the same database finishes the work. */
+        Result recoverAndJudge(String fault, String boundary, int run) throws Exception {
+            long started = System.nanoTime();
+            NodeProcess second = node("n2", List.of());
+            port.set(second.port());
+            return judge(fault, boundary, run, started);
+        }
+
+        Result judge(String fault, String boundary, int run, long startedNanos) {
+            awaitAccepted(Duration.ofSeconds(180));
+            boolean settled = awaitSettledQuietly(Duration.ofSeconds(150));
+            double seconds = (System.nanoTime() - startedNanos) / 1e9;
+            Map<String, String> states = states();
+            List<String> violations = new InvariantChecker(db).violations().stream()
+                    .map(v -> v.invariant() + ": " + v.evidence()).collect(Collectors.toCollection(ArrayList::new));
+            int duplicated = (int) violations.stream().filter(v -> v.startsWith("1 ")).count();
+            int lost = (int) accepted.stream().filter(id -> !states.containsKey(id)).count();
+            int invisible = count("""
+                    SELECT count(*) FROM checkout_summary WHERE NOT terminal AND state <> 'manual_review'
+                      AND NOT view ? 'manualReview'
+                      AND (waiting_reason IS NULL OR next_deadline IS NULL OR next_deadline < now() - interval '30 seconds')
+                    """);
+            if (!settled) {
+                List<String> open = accepted.stream().filter(id -> !isSettled(id, states.get(id)))
+                        .map(id -> id + "=" + states.get(id)).toList();
+                violations.add("not settled within the time limit (visible, but still waiting): " + open);
+            }
+            Result result = new Result(fault, boundary, run, accepted.size(), lost, duplicated, invisible, seconds,
+                    violations);
+            record(result);
+            return result;
+        }
+
+        void awaitSettled(Duration timeout) {
+            if (!awaitSettledQuietly(timeout)) {
+                throw new AssertionError("workload did not settle: " + states());
+            }
+        }
+
+        /** Settled: every checkout completed, cancelled, or waiting for an operator; requested cancellations done. */
+        boolean awaitSettledQuietly(Duration timeout) {
+            try {
+                await().atMost(timeout).pollInterval(Duration.ofMillis(300)).until(() -> {
+                    Map<String, String> states = states();
+                    for (String id : toCancel) {
+                        if ("completed".equals(states.get(id))) {
+                            HttpResponse<String> r = post("/api/v1/checkouts/" + id + "/cancel", null,
+                                    "{\"reason\":\"matrix\"}");
+                            if (r == null || r.statusCode() != 202) {
+                                return false;
+                            }
+                        }
+                    }
+                    return accepted.size() == WORKLOAD.size()
+                            && accepted.stream().allMatch(id -> isSettled(id, states.get(id)));
+                });
+                return true;
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                return false;
+            }
+        }
+
+        boolean isSettled(String id, String state) {
+            if (toCancel.contains(id)) {
+                return "cancelled".equals(state) || "manual_review".equals(state);
+            }
+            return "completed".equals(state) || "cancelled".equals(state) || "manual_review".equals(state);
+        }
+
+        Map<String, String> states() {
+            Map<String, String> states = new ConcurrentHashMap<>();
+            db.query("SELECT checkout_id, state FROM checkout_summary", rs -> {
+                states.put(rs.getString(1), rs.getString(2));
+            });
+            return states;
+        }
+
+        long eventCount() {
+            return count("SELECT count(*) FROM domainevententry");
+        }
+
+        void restartDatabase() throws IOException {
+            postgres.close();
+            postgres = EmbeddedPostgresServer.start(dataDir, pgPort);
+        }
+
+        int count(String sql) {
+            Long n = db.queryForObject(sql, Long.class);
+            return n == null ? 0 : n.intValue();
+        }
+
+        @Override
+        public void close() throws Exception {
+            clients.shutdownNow();
+            for (NodeProcess n : nodes) {
+                if (n.alive()) {
+                    n.signal("CONT");
+                }
+                n.close();
+            }
+            postgres.close();
+        }
+    }
+
+    /** True once the value stopped changing (Awaitility's {@code during} holds it for a while). */
+    static final class StableCount implements org.hamcrest.Matcher<Long> {
+        private Long last;
+
+        @Override
+        public boolean matches(Object actual) {
+            boolean same = actual.equals(last);
+            last = (Long) actual;
+            return same;
+        }
+
+        @Override
+        public void describeMismatch(Object item, org.hamcrest.Description description) {
+            description.appendText("still changing: ").appendValue(item);
+        }
+
+        @Override
+        @Deprecated
+        public void _dont_implement_Matcher___instead_extend_BaseMatcher_() {
+        }
+
+        @Override
+        public void describeTo(org.hamcrest.Description description) {
+            description.appendText("a count that stopped changing");
+        }
+    }
+
+    static void record(Result r) {
+        try {
+            Path dir = Path.of("target", "reliability");
+            Files.createDirectories(dir);
+            Files.writeString(dir.resolve("matrix.md"), r.row() + System.lineSeparator(), StandardOpenOption.CREATE,
+                    StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private FaultMatrix() {
+    }
+}

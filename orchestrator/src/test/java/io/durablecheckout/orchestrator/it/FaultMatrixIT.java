@@ -1,0 +1,78 @@
+package io.durablecheckout.orchestrator.it;
+
+import io.durablecheckout.orchestrator.faults.CrashPoint;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.DynamicTest.dynamicTest;
+
+/**
+ * The fault matrix (docs/reliability.md). CI runs a short subset; the whole matrix, every crash boundary three
+ * times plus the pause, database restart, redelivery and random kills:
+ * {@code ./mvnw -B verify -pl orchestrator -am -Dtest=NONE -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=FaultMatrixIT -Dmatrix=full}
+ * Results accumulate in target/reliability/matrix.md.
+ */
+class FaultMatrixIT {
+
+    /** How many times a crash point is passed before the process kills itself: well inside the workload. */
+    static final Map<CrashPoint, Integer> AFTER = Map.ofEntries(
+            Map.entry(CrashPoint.INTENT_APPENDED, 12),
+            Map.entry(CrashPoint.COMPENSATION_REQUESTED, 2),
+            Map.entry(CrashPoint.RESULT_APPENDED, 12),
+            Map.entry(CrashPoint.INVENTORY_EFFECT, 6),
+            Map.entry(CrashPoint.PAYMENT_EFFECT, 6),
+            Map.entry(CrashPoint.RECONCILIATION_LOOKUP, 1),
+            Map.entry(CrashPoint.RECEIPT_EFFECT, 3),
+            Map.entry(CrashPoint.SAGA_RECORDED, 10),
+            Map.entry(CrashPoint.PROJECTION_UPDATE, 20),
+            Map.entry(CrashPoint.LEASE_DEADLINE, 1),
+            Map.entry(CrashPoint.RECONCILIATION_DEADLINE, 1),
+            Map.entry(CrashPoint.MID_BATCH, 1),
+            Map.entry(CrashPoint.HTTP_ACCEPTED, 5));
+
+    /** A lease deadline only runs while the node lives if a worker outlasts its lease: park receipt workers. */
+    static List<String> argsFor(CrashPoint point) {
+        if (point == CrashPoint.LEASE_DEADLINE) {
+            return List.of("--checkout.workflow.lease-duration=1s", "--checkout.fault-injection.park-step=send-receipt",
+                    "--checkout.fault-injection.park-token=1", "--checkout.fault-injection.park-duration=3s");
+        }
+        return List.of();
+    }
+
+    @TestFactory
+    Stream<DynamicTest> matrix() {
+        boolean full = "full".equalsIgnoreCase(System.getProperty("matrix"));
+        int runs = full ? 3 : 1;
+        List<DynamicTest> tests = new ArrayList<>();
+        List<CrashPoint> points = full ? List.of(CrashPoint.values())
+                : List.of(CrashPoint.PAYMENT_EFFECT, CrashPoint.SAGA_RECORDED);
+        for (CrashPoint point : points) {
+            IntStream.rangeClosed(1, runs).forEach(run -> tests.add(dynamicTest(
+                    "kill -9 at " + point.slug() + " #" + run,
+                    () -> check(FaultMatrix.crashAt(point, AFTER.get(point), run, argsFor(point))))));
+        }
+        if (full) {
+            IntStream.rangeClosed(1, runs).forEach(run -> {
+                tests.add(dynamicTest("random kill #" + run, () -> check(FaultMatrix.randomKill(run))));
+                tests.add(dynamicTest("SIGSTOP past leases and claims #" + run, () -> check(FaultMatrix.pause(run))));
+                tests.add(dynamicTest("PostgreSQL restart #" + run, () -> check(FaultMatrix.databaseRestart(run))));
+                tests.add(dynamicTest("everything redelivered #" + run, () -> check(FaultMatrix.redelivery(run))));
+            });
+        }
+        return tests.stream();
+    }
+
+    private static void check(FaultMatrix.Result result) {
+        assertThat(result.violations()).as(result.row()).isEmpty();
+        assertThat(result.lost()).as("lost").isZero();
+        assertThat(result.duplicated()).as("duplicated side effects").isZero();
+        assertThat(result.invisibleStuck()).as("stuck without saying why").isZero();
+    }
+}
