@@ -108,9 +108,10 @@ class ActivitiesWiringTest {
             assertThat(context).doesNotHaveBean(InventoryWorker.class).doesNotHaveBean(PaymentsWorker.class)
                     .doesNotHaveBean(ReceiptsWorker.class).doesNotHaveBean(InventoryResource.class)
                     .doesNotHaveBean(PaymentsResource.class).doesNotHaveBean(ReceiptsResource.class)
-                    .doesNotHaveBean(InventoryQueryHandler.class).doesNotHaveBean(DemoStockSeeder.class)
-                    .doesNotHaveBean(PaymentProvider.class);
+                    .doesNotHaveBean(DemoStockSeeder.class).doesNotHaveBean(PaymentProvider.class);
             assertThat(context).hasSingleBean(PaymentProviderSimulator.class);
+            // the catalogue query stays: an API-only node on plain JDBC must still refuse unknown SKUs
+            assertThat(context).hasSingleBean(InventoryQueryHandler.class);
         });
     }
 

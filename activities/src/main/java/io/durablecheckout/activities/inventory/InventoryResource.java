@@ -133,7 +133,8 @@ public class InventoryResource {
 
         long returned = 0;
         String detail;
-        if ("RESERVED".equals(reservationStatus)) {
+        if ("RESERVED".equals(reservationStatus) || "SOLD".equals(reservationStatus)) {
+            String heldIn = "SOLD".equals(reservationStatus) ? "sold" : "reserved"; // a refunded sale gives back sold units
             List<Map<String, Object>> lines = jdbc.queryForList(
                     "SELECT tenant_id, sku, quantity FROM inventory_reservation_lines WHERE operation_id = :op ORDER BY sku",
                     Map.of("op", reservationOperationId.value()));
@@ -145,8 +146,8 @@ public class InventoryResource {
             }
             lockStock(stockTenant, held);
             String tenant = stockTenant;
-            jdbc.batchUpdate("UPDATE stock SET available = available + :qty, reserved = reserved - :qty, updated_at = now()"
-                            + " WHERE tenant_id = :tenant AND sku = :sku",
+            jdbc.batchUpdate("UPDATE stock SET available = available + :qty, " + heldIn + " = " + heldIn + " - :qty,"
+                            + " updated_at = now() WHERE tenant_id = :tenant AND sku = :sku",
                     held.entrySet().stream().map(line -> new MapSqlParameterSource()
                                     .addValue("tenant", tenant)
                                     .addValue("sku", line.getKey())
@@ -160,6 +161,35 @@ public class InventoryResource {
         }
         setStatus(releaseOperationId, "RELEASED", null, detail);
         return ReleaseOutcome.released(returned, detail, false);
+    }
+
+    /**
+     * The checkout was confirmed: its reservation becomes a sale (reserved → sold). Idempotent: only a reservation in
+     * status RESERVED moves, so a redelivered confirmation, or one for a reservation released meanwhile, changes
+     * nothing. No fencing token: this is the inventory's own bookkeeping of a decision already made, with one writer.
+     *
+     * @return units moved to sold (0 when there was nothing to move)
+     */
+    public long markSold(OperationId reservationOperationId) {
+        List<Map<String, Object>> lines = jdbc.queryForList(
+                "SELECT l.tenant_id, l.sku, l.quantity FROM inventory_reservation_lines l"
+                        + " JOIN inventory_operations o ON o.operation_id = l.operation_id"
+                        + " WHERE o.operation_id = :op AND o.status = 'RESERVED' ORDER BY l.sku FOR UPDATE OF o",
+                Map.of("op", reservationOperationId.value()));
+        if (lines.isEmpty()) {
+            return 0;
+        }
+        SortedMap<String, Long> held = new TreeMap<>();
+        String tenant = (String) lines.get(0).get("tenant_id");
+        lines.forEach(line -> held.put((String) line.get("sku"), ((Number) line.get("quantity")).longValue()));
+        lockStock(tenant, held);
+        jdbc.batchUpdate("UPDATE stock SET reserved = reserved - :qty, sold = sold + :qty, updated_at = now()"
+                        + " WHERE tenant_id = :tenant AND sku = :sku",
+                held.entrySet().stream().map(line -> new MapSqlParameterSource().addValue("tenant", tenant)
+                                .addValue("sku", line.getKey()).addValue("qty", line.getValue()))
+                        .toArray(MapSqlParameterSource[]::new));
+        setStatus(reservationOperationId, "SOLD", null, "sold: checkout confirmed");
+        return held.values().stream().mapToLong(Long::longValue).sum();
     }
 
     /** Locks the tenant's stock rows for {@code skus} in SKU order; returns available by SKU (unknown SKUs absent). */

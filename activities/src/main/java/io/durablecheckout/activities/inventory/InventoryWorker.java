@@ -9,10 +9,13 @@ import io.durablecheckout.api.activity.StockReleaseSucceededEvent;
 import io.durablecheckout.api.activity.StockReservationRejectedEvent;
 import io.durablecheckout.api.activity.StockReservationSucceededEvent;
 import io.durablecheckout.api.checkout.ActivityIntent;
+import io.durablecheckout.api.checkout.CheckoutConfirmedEvent;
 import io.durablecheckout.api.checkout.StockReleaseRequestedEvent;
 import io.durablecheckout.api.checkout.StockReservationRequestedEvent;
 import io.durablecheckout.api.values.FencingToken;
 import io.durablecheckout.api.values.Lease;
+import io.durablecheckout.api.values.Step;
+import io.durablecheckout.api.values.OperationId;
 import org.axonframework.config.ProcessingGroup;
 import org.axonframework.eventhandling.EventHandler;
 import org.axonframework.eventhandling.gateway.EventGateway;
@@ -74,6 +77,12 @@ public class InventoryWorker {
         };
         metrics.executed(intent.step(), IntentResults.outcomeTag(outcome.status(), outcome.replayed()));
         events.publish(result);
+    }
+
+    /** A confirmed order is a sale: what its reservation held is now sold (the books, not a side effect). */
+    @EventHandler
+    public void on(CheckoutConfirmedEvent confirmed) {
+        inventory.markSold(OperationId.of(confirmed.checkoutId(), Step.RESERVE_STOCK));
     }
 
     private StaleOwnerRejectedEvent stale(ActivityIntent intent, FencingToken highestAccepted) {

@@ -51,7 +51,10 @@ class CheckoutHttpIT extends IntegrationTestBase {
                 "ReceiptRequestedEvent", "ReceiptSentEvent", "CheckoutCompletedEvent");
 
         // Side effects, once each, in the activity services' own tables.
-        assertThat(count("SELECT count(*) FROM inventory_operations WHERE checkout_id = ? AND status = 'RESERVED'", id)).isEqualTo(1);
+        // a confirmed order is a sale: the reservation's units move from reserved to sold
+        await().atMost(Duration.ofSeconds(10)).until(() -> count(
+                "SELECT count(*) FROM inventory_operations WHERE checkout_id = ? AND status = 'SOLD'", id) == 1);
+        assertThat(count("SELECT count(*) FROM inventory_operations WHERE checkout_id = ? AND kind = 'RESERVE'", id)).isEqualTo(1);
         assertThat(count("SELECT count(*) FROM simulator_authorizations WHERE operation_id = ? AND status = 'AUTHORIZED'",
                 id + "/authorize-payment")).isEqualTo(1);
         assertThat(count("SELECT count(*) FROM outbound_messages WHERE operation_id = ?", id + "/send-receipt")).isEqualTo(1);

@@ -80,6 +80,13 @@ public final class InvariantChecker {
                      AND l.operation_id IN (SELECT operation_id FROM inventory_operations
                                             WHERE kind = 'RESERVE' AND status = 'RESERVED')
                 GROUP BY s.tenant_id, s.sku, s.reserved HAVING s.reserved <> coalesce(sum(l.quantity), 0)""");
+        check(v, "7 sold stock equals the lines of sold reservations", """
+                SELECT s.tenant_id, s.sku, s.sold, coalesce(sum(l.quantity), 0) AS held
+                FROM stock s
+                LEFT JOIN inventory_reservation_lines l ON l.tenant_id = s.tenant_id AND l.sku = s.sku
+                     AND l.operation_id IN (SELECT operation_id FROM inventory_operations
+                                            WHERE kind = 'RESERVE' AND status = 'SOLD')
+                GROUP BY s.tenant_id, s.sku, s.sold HAVING s.sold <> coalesce(sum(l.quantity), 0)""");
         return v;
     }
 

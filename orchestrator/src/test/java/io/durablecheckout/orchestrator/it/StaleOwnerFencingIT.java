@@ -110,11 +110,12 @@ class StaleOwnerFencingIT {
         // the resource holds the newest owner's token, and the reservation happened once
         assertThat(count("SELECT fencing_token FROM inventory_operations WHERE operation_id = ?", reservation))
                 .isEqualTo(newest);
-        assertThat(count("SELECT count(*) FROM inventory_operations WHERE operation_id = ? AND status = 'RESERVED'",
-                reservation)).isEqualTo(1);
+        await().atMost(Duration.ofSeconds(30)).until(() -> count(
+                "SELECT count(*) FROM inventory_operations WHERE operation_id = ? AND status = 'SOLD'", reservation) == 1);
         assertThat(count("SELECT sum(quantity) FROM inventory_reservation_lines WHERE operation_id = ?", reservation))
                 .isEqualTo(1);
-        assertThat(count("SELECT reserved FROM stock WHERE tenant_id = 'demo' AND sku = 'SKU-0001'")).isEqualTo(1);
+        assertThat(count("SELECT sold FROM stock WHERE tenant_id = 'demo' AND sku = 'SKU-0001'")).isEqualTo(1);
+        assertThat(count("SELECT reserved FROM stock WHERE tenant_id = 'demo' AND sku = 'SKU-0001'")).isZero();
         // a result under token 1 reached the aggregate after the takeover and was refused; the newest one was applied
         assertThat(count("SELECT count(*) FROM domainevententry WHERE aggregateidentifier = ? "
                 + "AND payloadtype LIKE '%.ActivityResultRejectedEvent' "

@@ -68,7 +68,7 @@ class WorkflowScenariosIT extends IntegrationTestBase {
         assertThat(count("SELECT count(*) FROM simulator_authorizations WHERE operation_id LIKE ?", id + "/%")).isEqualTo(1);
         assertThat(count("SELECT count(*) FROM domainevententry WHERE aggregateidentifier = ? "
                 + "AND payloadtype LIKE '%.PaymentAuthorizedEvent'", id)).isEqualTo(1);
-        assertThat(stock(sku, "reserved")).isEqualTo(1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> stock(sku, "sold") == 1);
     }
 
     @Test
