@@ -115,7 +115,8 @@ public final class CheckoutBenchmark {
     private Map<String, Object> configuration(String mode, String transport, int concurrency) throws Exception {
         String label = mode + "/" + transport + "/C=" + concurrency;
         double loadBefore = Resources.loadAverage1m();
-        progress("%s: start (load average %.2f)", label, loadBefore);
+        double idleBusy = Resources.HostCpu.busyPercentOver(2000);
+        progress("%s: start (load average %.2f, machine %.0f %% busy before start)", label, loadBefore, idleBusy);
         db.reset();
         Double ceiling = null;
         if (!options.skipCeiling()) {
@@ -189,6 +190,7 @@ public final class CheckoutBenchmark {
             }
             line.put("run_s", round(run.seconds(), 1));
             line.put("load_avg_1m_before", round(loadBefore, 2));
+            line.put("host_cpu_busy_pct_before", round(idleBusy, 1));
         }
         progress("%s: done in %.0f s", label, (System.nanoTime() - wallStart) / 1e9);
         return line;

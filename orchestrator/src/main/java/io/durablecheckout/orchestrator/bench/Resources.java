@@ -88,6 +88,17 @@ final class Resources {
             }
         }
 
+        /**
+         * How busy the machine is over the next {@code millis} while the harness itself waits: the load others put on
+         * it (someone compiling) before a configuration starts. The load average is no help here: PostgreSQL backends
+         * waiting for fsync count in it.
+         */
+        static double busyPercentOver(long millis) throws InterruptedException {
+            HostCpu before = now();
+            Thread.sleep(millis);
+            return now().busyPercentSince(before);
+        }
+
         double busyPercentSince(HostCpu before) {
             long total = this.total - before.total;
             return total <= 0 ? Double.NaN : 100.0 * (busy - before.busy) / total;

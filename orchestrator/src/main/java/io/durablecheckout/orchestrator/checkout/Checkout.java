@@ -265,8 +265,11 @@ public class Checkout {
             authorized(authorization.operationId(), authorization.fencingToken(), cmd.providerReference(),
                     cmd.resolvedAt(), deadlines, policy);
         } else {
-            declined(authorization.operationId(), authorization.fencingToken(), "operator: " + cmd.note(),
-                    cmd.resolvedAt(), deadlines, policy);
+            // The operator found no authorization; like a lookup's NOT_FOUND, void the operation id first so a
+            // request still on its way cannot authorize later, then release the stock.
+            apply(new PaymentDeclinedEvent(checkoutId, authorization.operationId(), authorization.fencingToken(),
+                    "operator: " + cmd.note()));
+            issue(Step.VOID_PAYMENT, cmd.resolvedAt(), deadlines, policy);
         }
     }
 

@@ -384,7 +384,7 @@ class CheckoutReconciliationTest {
         }
 
         @Test
-        void an_operator_resolving_as_declined_releases_the_stock() {
+        void an_operator_resolving_as_declined_voids_the_operation_id_before_releasing_the_stock() {
             fixture.given(manualReviewAfterLookups())
                     .when(new ResolveManualReviewCommand(ID, ManualResolution.DECLINED, null,
                             "provider confirms no charge", null, resolvedAt))
@@ -392,8 +392,8 @@ class CheckoutReconciliationTest {
                             new ManualReviewResolvedEvent(ID, ManualResolution.DECLINED, null,
                                     "provider confirms no charge"),
                             new PaymentDeclinedEvent(ID, AUTHORIZATION, token(1), "operator: provider confirms no charge"),
-                            new StockReleaseRequestedEvent(ID, TENANT, op(Step.RESERVE_STOCK),
-                                    lease(Step.RELEASE_STOCK, 1, resolvedAt)));
+                            new PaymentVoidRequestedEvent(ID, TENANT, AUTHORIZATION, AMOUNT,
+                                    lease(Step.VOID_PAYMENT, 1, resolvedAt)));
         }
 
         @Test
