@@ -60,8 +60,6 @@ public class OperatorController {
                                                 @PathVariable String checkoutId,
                                                 @RequestHeader(name = "If-Match", required = false) String ifMatch,
                                                 @RequestBody(required = false) ResolveRequest body) {
-        requireOperator(caller);
-        long version = version(ifMatch);
         if (body == null || body.resolution() == null) {
             throw invalid("resolution: required, 'authorized' or 'declined'");
         }
@@ -71,12 +69,8 @@ public class OperatorController {
         } catch (IllegalArgumentException e) {
             throw invalid("resolution: 'authorized' or 'declined', was '" + body.resolution() + "'");
         }
-        String reason = requireReason(body.reason());
-        Instant now = clock.instant();
-        exists(caller, checkoutId);
-        send(new ResolveManualReviewCommand(new CheckoutId(checkoutId), resolution, body.providerReference(), reason,
-                version, now), caller, reason, now);
-        return current(caller, checkoutId);
+        return act(caller, checkoutId, ifMatch, body.reason(), (id, version, now, reason) ->
+                new ResolveManualReviewCommand(id, resolution, body.providerReference(), reason, version, now));
     }
 
     @PostMapping("/retry")
@@ -84,13 +78,8 @@ public class OperatorController {
                                               @PathVariable String checkoutId,
                                               @RequestHeader(name = "If-Match", required = false) String ifMatch,
                                               @RequestBody(required = false) ActionRequest body) {
-        requireOperator(caller);
-        long version = version(ifMatch);
-        String reason = requireReason(body == null ? null : body.reason());
-        Instant now = clock.instant();
-        exists(caller, checkoutId);
-        send(new RetryActivityCommand(new CheckoutId(checkoutId), version, now), caller, reason, now);
-        return current(caller, checkoutId);
+        return act(caller, checkoutId, ifMatch, body == null ? null : body.reason(),
+                (id, version, now, reason) -> new RetryActivityCommand(id, version, now));
     }
 
     @PostMapping("/cancel")
@@ -98,13 +87,23 @@ public class OperatorController {
                                                @PathVariable String checkoutId,
                                                @RequestHeader(name = "If-Match", required = false) String ifMatch,
                                                @RequestBody(required = false) ActionRequest body) {
+        return act(caller, checkoutId, ifMatch, body == null ? null : body.reason(), (id, version, now, reason) ->
+                new RequestCancellationCommand(id, CancellationReason.OPERATOR_REQUEST, reason, version, now));
+    }
+
+    /** What every operator action takes: the operator, the version it was decided on, a reason, a known checkout. */
+    private interface Action {
+        Object command(CheckoutId checkoutId, long version, Instant now, String reason);
+    }
+
+    private ResponseEntity<CheckoutView> act(Caller caller, String checkoutId, String ifMatch, String reason,
+                                             Action action) {
         requireOperator(caller);
         long version = version(ifMatch);
-        String reason = requireReason(body == null ? null : body.reason());
+        String why = requireReason(reason);
         Instant now = clock.instant();
         exists(caller, checkoutId);
-        send(new RequestCancellationCommand(new CheckoutId(checkoutId), CancellationReason.OPERATOR_REQUEST, reason,
-                version, now), caller, reason, now);
+        send(action.command(new CheckoutId(checkoutId), version, now, why), caller, why, now);
         return current(caller, checkoutId);
     }
 
