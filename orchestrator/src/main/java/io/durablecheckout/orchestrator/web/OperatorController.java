@@ -60,6 +60,7 @@ public class OperatorController {
                                                 @PathVariable String checkoutId,
                                                 @RequestHeader(name = "If-Match", required = false) String ifMatch,
                                                 @RequestBody(required = false) ResolveRequest body) {
+        requireOperator(caller); // who may act is answered before what is wrong with the request
         if (body == null || body.resolution() == null) {
             throw invalid("resolution: required, 'authorized' or 'declined'");
         }
