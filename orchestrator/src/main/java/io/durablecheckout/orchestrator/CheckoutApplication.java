@@ -20,6 +20,11 @@ public class CheckoutApplication {
     }
 
     public static void main(String[] args) {
-        SpringApplication.run(CheckoutApplication.class, args);
+        try {
+            SpringApplication.run(CheckoutApplication.class, args);
+        } catch (RuntimeException e) {
+            // A failed start must end the process (some library threads are not daemons), so a supervisor sees it.
+            System.exit(1);
+        }
     }
 }

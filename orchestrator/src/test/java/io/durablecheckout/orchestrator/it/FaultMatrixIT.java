@@ -49,7 +49,7 @@ class FaultMatrixIT {
     @TestFactory
     Stream<DynamicTest> matrix() {
         boolean full = "full".equalsIgnoreCase(System.getProperty("matrix"));
-        int runs = full ? 3 : 1;
+        int runs = full ? Integer.getInteger("matrix.runs", 3) : 1;
         List<DynamicTest> tests = new ArrayList<>();
         List<CrashPoint> points = full ? List.of(CrashPoint.values())
                 : List.of(CrashPoint.PAYMENT_EFFECT, CrashPoint.SAGA_RECORDED);

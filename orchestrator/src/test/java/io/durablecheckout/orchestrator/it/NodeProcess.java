@@ -119,14 +119,27 @@ public final class NodeProcess implements AutoCloseable {
         }
     }
 
-    private static Path packagedJar() throws IOException {
+    private static Path jarCopy;
+
+    /**
+     * A private copy of the packaged jar, taken once per test JVM: a build running alongside (another module, a
+     * benchmark) may rewrite target/*.jar while nodes start from it, and a half-written jar fails in odd ways.
+     */
+    private static synchronized Path packagedJar() throws IOException {
+        if (jarCopy != null) {
+            return jarCopy;
+        }
         Path target = Path.of("target");
         if (!Files.isDirectory(target)) {
             return null;
         }
         try (DirectoryStream<Path> jars = Files.newDirectoryStream(target, "checkout-orchestrator-*.jar")) {
             for (Path jar : jars) {
-                return jar.toAbsolutePath();
+                Path copy = Files.createTempFile(target.toAbsolutePath(), "node-", ".jar");
+                Files.copy(jar, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                copy.toFile().deleteOnExit();
+                jarCopy = copy;
+                return copy;
             }
         }
         return null;
