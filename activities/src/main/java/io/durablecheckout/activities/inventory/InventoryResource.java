@@ -51,8 +51,8 @@ public class InventoryResource {
             return ReservationOutcome.stale(claim.highestAccepted());
         }
         switch (claim.status()) {
-            case "RESERVED", "RELEASED":
-                // It did reserve (and may since have been given back): the recorded outcome is success.
+            case "RESERVED", "SOLD", "RELEASED":
+                // It did reserve (and may since have been sold or given back): the recorded outcome is success.
                 return ReservationOutcome.reserved(true);
             case "REJECTED":
                 return ReservationOutcome.rejected(CancellationReason.valueOf(claim.string("reason")),
@@ -60,8 +60,11 @@ public class InventoryResource {
             case "CANCELLED":
                 // Unreachable through the claim (fenced with the maximum token); kept so the switch is total.
                 return ReservationOutcome.stale(claim.highestAccepted());
+            case "STARTED":
+                break; // this owner performs it now
             default:
-                break;
+                // Never guess "not done yet": redoing an effect is the one thing this table exists to prevent.
+                throw new IllegalStateException("reservation " + operationId + " has unknown status " + claim.status());
         }
 
         SortedMap<String, Long> wanted = new TreeMap<>();

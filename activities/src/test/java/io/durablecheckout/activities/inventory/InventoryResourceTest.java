@@ -120,6 +120,40 @@ class InventoryResourceTest extends PostgresTestSupport {
                 Long.class, reserveOp(id).value())).isEqualTo(2L);
     }
 
+    /** Regression (fault matrix, full redelivery): a sold reservation delivered again was reserved a second time. */
+    @Test
+    void aSoldReservationDeliveredAgainIsNotReservedAgain() {
+        Sku a = sku(10);
+        CheckoutId id = checkout();
+        reserve(id, 1, new LineItem(a, 4));
+        assertThat(inTransaction(() -> inventory.markSold(reserveOp(id)))).isEqualTo(4L);
+        assertThat(inTransaction(() -> inventory.markSold(reserveOp(id)))).as("a confirmation delivered twice").isZero();
+
+        ReservationOutcome redelivered = reserve(id, 1, new LineItem(a, 4));
+
+        assertThat(redelivered.status()).isEqualTo(ReservationOutcome.Status.RESERVED);
+        assertThat(redelivered.replayed()).isTrue();
+        StockLevel level = admin.level(TENANT, a);
+        assertThat(level.available()).isEqualTo(6);
+        assertThat(level.reserved()).isZero();
+        assertThat(level.sold()).isEqualTo(4);
+    }
+
+    @Test
+    void aRefundedSaleGivesTheSoldUnitsBack() {
+        Sku a = sku(10);
+        CheckoutId id = checkout();
+        reserve(id, 1, new LineItem(a, 4));
+        inTransaction(() -> inventory.markSold(reserveOp(id)));
+
+        release(id, 1);
+
+        StockLevel level = admin.level(TENANT, a);
+        assertThat(level.available()).isEqualTo(10);
+        assertThat(level.sold()).isZero();
+        assertThat(level.conserved()).isTrue();
+    }
+
     @Test
     void staleOwnerIsRejectedWithoutTouchingStock() {
         Sku a = sku(10);

@@ -5,10 +5,6 @@ import io.durablecheckout.api.checkout.ActivityIntent;
 import io.durablecheckout.api.checkout.PaymentReconciliationRequestedEvent;
 import io.durablecheckout.orchestrator.checkout.Deadlines;
 import io.durablecheckout.orchestrator.config.EventProcessingConfiguration;
-import jakarta.servlet.FilterChain;
-import jakarta.servlet.ServletException;
-import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletResponse;
 import org.axonframework.config.ConfigurerModule;
 import org.axonframework.deadline.DeadlineManager;
 import org.axonframework.deadline.DeadlineMessage;
@@ -20,14 +16,12 @@ import org.axonframework.messaging.unitofwork.UnitOfWork;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.web.filter.OncePerRequestFilter;
 
-import java.io.IOException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Where each {@link CrashPoint} is reached: interceptors on the event store, the processors, the deadline manager
- * and the HTTP API. Registered only when a crash point is armed, so a normal process carries none of them.
+ * Where each {@link CrashPoint} is reached: interceptors on the event store, the processors and the deadline manager
+ * ({@link CrashPoint#HTTP_ACCEPTED} is in the checkout controller). Registered only when a crash point is armed, so a normal process carries none of them.
  */
 @Configuration(proxyBeanMethods = false)
 public class CrashPointInterceptors {
@@ -110,25 +104,4 @@ public class CrashPointInterceptors {
         }
         return null;
     }
-
-    @Bean
-    public OncePerRequestFilter crashPointHttpFilter(CrashPoints crashes) {
-        return new OncePerRequestFilter() {
-            @Override
-            protected boolean shouldNotFilter(HttpServletRequest request) {
-                return !crashes.isArmed(CrashPoint.HTTP_ACCEPTED) || !"POST".equals(request.getMethod())
-                        || !"/api/v1/checkouts".equals(request.getRequestURI());
-            }
-
-            @Override
-            protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
-                    throws ServletException, IOException {
-                chain.doFilter(request, response);
-                if (response.getStatus() == 202 && !response.isCommitted()) {
-                    crashes.reached(CrashPoint.HTTP_ACCEPTED); // created and committed; the client never hears of it
-                }
-            }
-        };
-    }
-
 }
