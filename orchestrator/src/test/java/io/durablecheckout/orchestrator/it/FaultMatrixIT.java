@@ -66,7 +66,10 @@ class FaultMatrixIT {
                 tests.add(dynamicTest("everything redelivered #" + run, () -> check(FaultMatrix.redelivery(run))));
             });
         }
-        return tests.stream();
+        // -Dmatrix.only=a,b keeps the tests whose name contains a or b (to repeat one scenario)
+        List<String> only = List.of(System.getProperty("matrix.only", "").split(",")).stream()
+                .filter(t -> !t.isBlank()).toList();
+        return tests.stream().filter(t -> only.isEmpty() || only.stream().anyMatch(o -> t.getDisplayName().contains(o)));
     }
 
     private static void check(FaultMatrix.Result result) {
