@@ -62,10 +62,11 @@ class PaymentProviderSimulatorHttpTest extends PostgresTestSupport {
                         "server.port=0",
                         "spring.main.banner-mode=off",
                         "spring.datasource.url=" + postgres.getJdbcUrl("postgres", "postgres"),
-                        // Short delays, but the timeout tokens still outlast the client's request timeout.
-                        "checkout.payments.request-timeout=300ms",
-                        "checkout.payments.connect-timeout=300ms",
-                        "checkout.simulator.timeout-delay=1s",
+                        // Short delays, but the timeout tokens still outlast the client's request timeout; the
+                        // timeout leaves room for a loaded 2-core CI machine to answer the ordinary calls in time.
+                        "checkout.payments.request-timeout=1500ms",
+                        "checkout.payments.connect-timeout=1s",
+                        "checkout.simulator.timeout-delay=3s",
                         "checkout.simulator.slow-delay=50ms",
                         "checkout.simulator.down-for-attempts=2",
                         "checkout.simulator.webhooks.enabled=true",
