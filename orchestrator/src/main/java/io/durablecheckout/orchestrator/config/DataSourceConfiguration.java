@@ -8,6 +8,7 @@ import org.springframework.core.env.Environment;
 
 import javax.sql.DataSource;
 import java.nio.file.Path;
+import java.time.Duration;
 
 /**
  * The application's one DataSource. Defined here rather than left to Boot: with Boot 4, Axon 4.13's JDBC
@@ -46,6 +47,13 @@ public class DataSourceConfiguration {
             config.setPassword("");
         }
         config.setPoolName("checkout");
+        // A node that freezes inside a transaction (GC, SIGSTOP, a stalled VM) would hold its row locks, and with them
+        // other nodes' takeover of its work, for as long as it is frozen. PostgreSQL ends such a session instead; the
+        // frozen node's transaction fails when it wakes. Longer than any idle gap of a live transaction (the
+        // payments worker waits on the provider inside one, bounded by checkout.payments.request-timeout).
+        Duration idle = env.getProperty("checkout.datasource.idle-in-transaction-timeout", Duration.class,
+                Duration.ofSeconds(15));
+        config.setConnectionInitSql("SET idle_in_transaction_session_timeout = " + idle.toMillis());
         config.setMaximumPoolSize(env.getProperty("checkout.datasource.maximum-pool-size", Integer.class, 24));
         config.setAutoCommit(true);
         return new HikariDataSource(config);

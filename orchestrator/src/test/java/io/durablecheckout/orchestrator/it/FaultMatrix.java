@@ -420,6 +420,7 @@ final class FaultMatrix {
     }
 
     static void record(Result r) {
+        System.out.println("MATRIX " + r.row());
         try {
             Path dir = Path.of("target", "reliability");
             Files.createDirectories(dir);
