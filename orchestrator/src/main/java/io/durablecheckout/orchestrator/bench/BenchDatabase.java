@@ -50,6 +50,24 @@ final class BenchDatabase implements AutoCloseable {
         return new BenchDatabase(server.jdbcUrl(), "postgres", "", server, dir);
     }
 
+    /**
+     * The server's processes on this machine, to account its CPU: the embedded postmaster and its children, or, for a
+     * server given by URL, every local process named postgres (an approximation: others' servers count too).
+     */
+    java.util.stream.Stream<ProcessHandle> serverProcesses() {
+        if (embedded != null) {
+            try {
+                long pid = Long.parseLong(Files.readAllLines(embeddedDirectory.resolve("postmaster.pid")).get(0).trim());
+                return ProcessHandle.of(pid).stream().flatMap(p -> java.util.stream.Stream.concat(
+                        java.util.stream.Stream.of(p), p.descendants()));
+            } catch (IOException | RuntimeException e) {
+                return java.util.stream.Stream.empty();
+            }
+        }
+        return ProcessHandle.allProcesses().filter(p -> p.info().command()
+                .map(c -> c.endsWith("/postgres") || c.equals("postgres")).orElse(false));
+    }
+
     boolean embedded() {
         return embedded != null;
     }
@@ -90,6 +108,21 @@ final class BenchDatabase implements AutoCloseable {
         try (Connection c = connect(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
             r.next();
             return r.getLong(1);
+        }
+    }
+
+    /** The first row of a query, column by column (numbers as doubles, NULL as NaN). */
+    double[] queryDoubles(String sql) throws SQLException {
+        try (Connection c = connect(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(sql)) {
+            r.next();
+            double[] row = new double[r.getMetaData().getColumnCount()];
+            for (int i = 0; i < row.length; i++) {
+                row[i] = r.getDouble(i + 1);
+                if (r.wasNull()) {
+                    row[i] = Double.NaN;
+                }
+            }
+            return row;
         }
     }
 

@@ -32,7 +32,9 @@ record BenchOptions(
         boolean replay,
         int replayCheckouts,
         List<String> appProperties,
-        long seed) {
+        long seed,
+        double quietBelowPercent,
+        Duration quietWaitMax) {
 
     static final String USAGE = """
             CheckoutBenchmark: the standard checkout workload (see docs/benchmarks.md)
@@ -53,6 +55,8 @@ record BenchOptions(
                   --replay-checkouts=10000
               --app-property=k=v    (repeatable) extra property for every application started (experiments only)
               --seed=42             seed of the generated checkouts
+              --wait-quiet=PCT      before each run, wait until the machine is less than PCT % busy (others compiling)
+                  --wait-quiet-max=10m  but no longer than this (the JSON line records how busy it was)
             """;
 
     static BenchOptions parse(String[] args) {
@@ -77,6 +81,8 @@ record BenchOptions(
         int replayCheckouts = 10_000;
         List<String> appProperties = new ArrayList<>();
         long seed = 42;
+        double quietBelow = 0;
+        Duration quietWaitMax = Duration.ofMinutes(10);
         for (String arg : args) {
             if (!arg.startsWith("--")) {
                 throw new IllegalArgumentException("unexpected argument " + arg + "\n" + USAGE);
@@ -97,7 +103,7 @@ record BenchOptions(
                 case "skip-ceiling" -> skipCeiling = true;
                 case "lag" -> lag = true;
                 case "lag-checkouts" -> lagCheckouts = positive(name, value);
-                case "lag-wait" -> lagWait = Duration.parse("PT" + require(name, value).toUpperCase(Locale.ROOT));
+                case "lag-wait" -> lagWait = duration(name, value);
                 case "recovery" -> recovery = true;
                 case "recovery-checkouts" -> recoveryCheckouts = positive(name, value);
                 case "jar" -> jar = Path.of(require(name, value));
@@ -106,13 +112,15 @@ record BenchOptions(
                 case "replay-checkouts" -> replayCheckouts = positive(name, value);
                 case "app-property" -> appProperties.add(require(name, value));
                 case "seed" -> seed = Long.parseLong(require(name, value));
+                case "wait-quiet" -> quietBelow = Double.parseDouble(require(name, value));
+                case "wait-quiet-max" -> quietWaitMax = duration(name, value);
                 case "help" -> throw new IllegalArgumentException(USAGE);
                 default -> throw new IllegalArgumentException("unknown option --" + name + "\n" + USAGE);
             }
         }
         return new BenchOptions(jdbcUrl, user, password, n, warmup, concurrency, modes, transports, matrix,
                 skipCeiling, lag, lagCheckouts, lagWait, recovery, recoveryCheckouts, jar, List.copyOf(appJvmOptions),
-                replay, replayCheckouts, List.copyOf(appProperties), seed);
+                replay, replayCheckouts, List.copyOf(appProperties), seed, quietBelow, quietWaitMax);
     }
 
     private static String require(String name, String value) {
@@ -120,6 +128,11 @@ record BenchOptions(
             throw new IllegalArgumentException("--" + name + " needs a value\n" + USAGE);
         }
         return value;
+    }
+
+    /** 25s, 10m, 1h */
+    private static Duration duration(String name, String value) {
+        return Duration.parse("PT" + require(name, value).toUpperCase(Locale.ROOT));
     }
 
     private static int positive(String name, String value) {

@@ -115,7 +115,7 @@ public final class CheckoutBenchmark {
     private Map<String, Object> configuration(String mode, String transport, int concurrency) throws Exception {
         String label = mode + "/" + transport + "/C=" + concurrency;
         double loadBefore = Resources.loadAverage1m();
-        double idleBusy = Resources.HostCpu.busyPercentOver(2000);
+        double idleBusy = awaitQuietMachine(options, label);
         progress("%s: start (load average %.2f, machine %.0f %% busy before start)", label, loadBefore, idleBusy);
         db.reset();
         Double ceiling = null;
@@ -143,15 +143,17 @@ public final class CheckoutBenchmark {
             Thread.sleep(1500);
             long commitsBefore = db.committedTransactions();
             long eventsBefore = db.queryLong("SELECT count(*) FROM domainevententry");
-            long cpuBefore = Resources.processCpuNanos();
             long gcBefore = Resources.gcMillis();
+            long jvmTicksBefore = Resources.cpuTicks("self");
+            Map<Long, Long> pgTicksBefore = Resources.cpuTicks(db.serverProcesses());
             Resources.HostCpu hostBefore = Resources.HostCpu.now();
 
             ClosedLoop.Result run = ClosedLoop.run(new Workload(options.seed(), "run"), options.n(), concurrency,
                     submitter, watcher);
 
             Resources.HostCpu hostAfter = Resources.HostCpu.now();
-            long cpu = Resources.processCpuNanos() - cpuBefore;
+            long jvmTicks = Resources.cpuTicks("self") - jvmTicksBefore;
+            long pgTicks = Resources.ticksBetween(pgTicksBefore, Resources.cpuTicks(db.serverProcesses()));
             long gc = Resources.gcMillis() - gcBefore;
             MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
             app.flushDatabaseStatistics();
@@ -181,9 +183,14 @@ public final class CheckoutBenchmark {
             line.put("jvm_heap_used_mb", heap.getUsed() / (1024 * 1024));
             line.put("jvm_heap_committed_mb", heap.getCommitted() / (1024 * 1024));
             line.put("gc_ms", gc);
-            line.put("jvm_cpu_pct", round(100.0 * cpu / (run.seconds() * 1e9
-                    * Runtime.getRuntime().availableProcessors()), 1));
-            line.put("host_cpu_busy_pct", round(hostAfter.busyPercentSince(hostBefore), 1));
+            // shares of the machine (100 = every core busy) during the counted run; "other" is everyone else
+            double host = hostAfter.busyPercentSince(hostBefore);
+            double jvm = hostAfter.percentOfCapacity(hostBefore, jvmTicks);
+            double pg = hostAfter.percentOfCapacity(hostBefore, pgTicks);
+            line.put("host_cpu_busy_pct", round(host, 1));
+            line.put("jvm_cpu_pct", round(jvm, 1));
+            line.put("pg_cpu_pct", round(pg, 1));
+            line.put("other_cpu_pct", round(host - jvm - pg, 1));
             line.put("errors", run.errors() + run.timeouts());
             if (run.firstError() != null) {
                 line.put("first_error", run.firstError());
@@ -194,6 +201,22 @@ public final class CheckoutBenchmark {
         }
         progress("%s: done in %.0f s", label, (System.nanoTime() - wallStart) / 1e9);
         return line;
+    }
+
+    /**
+     * How busy the machine is before a configuration starts (2 s sample). With {@code --wait-quiet}, waits until that
+     * is below the threshold: on a shared machine someone else's build would otherwise be measured too.
+     */
+    static double awaitQuietMachine(BenchOptions options, String label) throws InterruptedException {
+        long deadline = System.nanoTime() + options.quietWaitMax().toNanos();
+        double busy = Resources.HostCpu.busyPercentOver(2000);
+        while (options.quietBelowPercent() > 0 && busy >= options.quietBelowPercent() && System.nanoTime() < deadline) {
+            progress("%s: machine %.0f %% busy before start; waiting for it to be below %.0f %%", label, busy,
+                    options.quietBelowPercent());
+            Thread.sleep(8000);
+            busy = Resources.HostCpu.busyPercentOver(2000);
+        }
+        return busy;
     }
 
     private void emit(Map<String, Object> line) throws Exception {

@@ -42,11 +42,13 @@ final class RecoveryRun {
     }
 
     Map<String, Object> run() throws Exception {
+        double busyBefore = CheckoutBenchmark.awaitQuietMachine(options, "recovery");
         progress("recovery: start (load average %.2f); node logs in %s", Resources.loadAverage1m(), logDirectory);
         db.reset();
         Path jar = jar();
         Map<String, Object> line = new LinkedHashMap<>();
         line.put("run", "recovery");
+        line.put("host_cpu_busy_pct_before", round(busyBefore, 1));
 
         Node first = Node.start(jar, db, options, logDirectory.resolve("node-1.log"));
         long readyMillis = first.awaitHealthy(Duration.ofSeconds(180));

@@ -36,6 +36,7 @@ final class ReplayRun {
     }
 
     Map<String, Object> run() throws Exception {
+        double busyBefore = CheckoutBenchmark.awaitQuietMachine(options, "replay");
         progress("replay: start (load average %.2f)", Resources.loadAverage1m());
         db.reset();
         List<String> properties = new ArrayList<>(List.of("checkout.processing.mode=tuned",
@@ -63,9 +64,18 @@ final class ReplayRun {
             processor.resetTokens();
             long start = System.nanoTime();
             processor.start();
+            long nextReport = start;
             while (!passed(processor, head)) {
                 if (System.nanoTime() - start > LIMIT.toNanos()) {
-                    throw new IllegalStateException("read model not rebuilt within " + LIMIT);
+                    throw new IllegalStateException("read model not rebuilt within " + LIMIT + ": "
+                            + processor.processingStatus());
+                }
+                if (System.nanoTime() > nextReport) {
+                    progress("replay: %s (head %d)", processor.processingStatus().values().stream()
+                            .map(s -> "segment " + s.getSegment().getSegmentId() + " at "
+                                    + s.getCurrentPosition().orElse(-1) + (s.isReplaying() ? " replaying" : ""))
+                            .toList(), head);
+                    nextReport = System.nanoTime() + 5_000_000_000L;
                 }
                 Thread.sleep(5);
             }
@@ -73,6 +83,7 @@ final class ReplayRun {
             long rows = db.queryLong("SELECT count(*) FROM checkout_summary WHERE state = 'completed'");
 
             line.put("run", "replay");
+            line.put("host_cpu_busy_pct_before", round(busyBefore, 1));
             line.put("processor", EventProcessingConfiguration.SUMMARY_PROCESSOR);
             line.put("checkouts", load.completed());
             line.put("events", events);
@@ -85,11 +96,13 @@ final class ReplayRun {
         return line;
     }
 
-    /** Every segment of the processor has handled the event at {@code head} and is no longer replaying. */
+    /**
+     * Every segment of the processor has handled the event at {@code head}. (Its token stays a replay token until an
+     * event beyond the reset point arrives, so "no longer replaying" is not the signal.)
+     */
     private static boolean passed(StreamingEventProcessor processor, long head) {
         Map<Integer, EventTrackerStatus> status = processor.processingStatus();
-        return !status.isEmpty() && status.values().stream().allMatch(s -> !s.isReplaying()
-                && s.getCurrentPosition().orElse(-1) >= head);
+        return !status.isEmpty() && status.values().stream().allMatch(s -> s.getCurrentPosition().orElse(-1) >= head);
     }
 
     private void awaitRows(int expected) throws Exception {

@@ -56,18 +56,45 @@ final class Resources {
         return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
 
-    /** JVM CPU time so far, in nanoseconds (all threads, user + system). */
-    static long processCpuNanos() {
-        if (ManagementFactory.getOperatingSystemMXBean() instanceof com.sun.management.OperatingSystemMXBean os) {
-            return os.getProcessCpuTime();
-        }
-        return -1;
-    }
-
     static long gcMillis() {
         long total = 0;
         for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
             total += Math.max(0, gc.getCollectionTime());
+        }
+        return total;
+    }
+
+    /**
+     * CPU time (user + system, in clock ticks, as /proc/stat counts) of each of the given processes, by pid. Read at
+     * the start and end of a run, the difference tells how much of the machine the database server used.
+     */
+    static java.util.Map<Long, Long> cpuTicks(java.util.stream.Stream<ProcessHandle> processes) {
+        java.util.Map<Long, Long> ticks = new java.util.HashMap<>();
+        processes.forEach(p -> {
+            long t = cpuTicks(Long.toString(p.pid()));
+            if (t >= 0) {
+                ticks.put(p.pid(), t);
+            }
+        });
+        return ticks;
+    }
+
+    static long cpuTicks(String pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", pid, "stat"));
+            // fields after the command name (which may contain spaces) start after the last ')'
+            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime (fields 14 and 15)
+        } catch (IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    /** Ticks used between two {@link #cpuTicks} readings; processes that started in between count in full. */
+    static long ticksBetween(java.util.Map<Long, Long> before, java.util.Map<Long, Long> after) {
+        long total = 0;
+        for (var e : after.entrySet()) {
+            total += Math.max(0, e.getValue() - before.getOrDefault(e.getKey(), 0L));
         }
         return total;
     }
@@ -102,6 +129,12 @@ final class Resources {
         double busyPercentSince(HostCpu before) {
             long total = this.total - before.total;
             return total <= 0 ? Double.NaN : 100.0 * (busy - before.busy) / total;
+        }
+
+        /** Percent of the machine's capacity that {@code ticks} of CPU time were, between the two readings. */
+        double percentOfCapacity(HostCpu before, long ticks) {
+            long total = this.total - before.total;
+            return total <= 0 ? Double.NaN : 100.0 * ticks / total;
         }
     }
 }
