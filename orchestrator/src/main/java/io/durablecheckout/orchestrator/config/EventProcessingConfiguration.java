@@ -21,7 +21,11 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>a new processor starts at the tail of the stream (the very first event): starting at the head can skip an
  *   event whose transaction commits after the processor's first read with a lower global index;</li>
  *   <li>the saga runs on one segment (more segments repeat the association lookup for every event and were slower),
- *   the activities on a few so one slow provider call does not hold up every checkout.</li>
+ *   payments and receipts on a few so one slow provider call does not hold up every checkout;</li>
+ *   <li>inventory runs on one segment: it is the only writer of the shared stock rows, and a batch locks the rows of
+ *   several checkouts in one transaction, so two segments' batches took the same rows in opposite orders and
+ *   deadlocked (PostgreSQL aborts one; the segment backs off and re-runs its batch, seconds of stall at 64 in flight,
+ *   docs/benchmarks.md).</li>
  * </ul>
  */
 @Configuration(proxyBeanMethods = false)
@@ -80,7 +84,7 @@ public class EventProcessingConfiguration {
             Map<String, Processor> merged = new LinkedHashMap<>(Map.of(
                     SAGA_PROCESSOR, new Processor(1, 16),
                     SUMMARY_PROCESSOR, new Processor(1, 32),
-                    "inventory", new Processor(2, 16),
+                    "inventory", new Processor(1, 16),
                     "payments", new Processor(4, 4),
                     "receipts", new Processor(2, 16)));
             if (processors != null) {
