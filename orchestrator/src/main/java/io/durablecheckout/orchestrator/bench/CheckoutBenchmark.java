@@ -71,6 +71,7 @@ public final class CheckoutBenchmark {
     private void run() throws Exception {
         emit(environment());
         if (options.matrix()) {
+            warmUpJvm();
             for (String mode : options.modes()) {
                 for (String transport : options.transports()) {
                     for (int concurrency : options.concurrency()) {
@@ -88,6 +89,43 @@ public final class CheckoutBenchmark {
         if (options.replay()) {
             emit(new ReplayRun(db, options).run());
         }
+    }
+
+    /**
+     * Every configuration runs in this one JVM, and code the JIT compiler has compiled stays compiled across
+     * application contexts. Without this, the first configuration would pay for compiling Spring, Axon, Jackson and
+     * the JDBC driver (on two cores the compiler threads were the busiest threads during a 500-checkout warm-up) and
+     * later ones would not: the order of the configurations would decide the figures. So the application runs once
+     * in every mode and over every transport of this run before the first measured configuration; nothing of it is
+     * reported.
+     */
+    private void warmUpJvm() throws Exception {
+        if (options.jvmWarmup() <= 0) {
+            return;
+        }
+        int perRun = Math.max(1, options.jvmWarmup() / (options.modes().size() * options.transports().size()));
+        for (String mode : options.modes()) {
+            db.reset();
+            List<String> properties = new ArrayList<>(List.of("checkout.processing.mode=" + mode,
+                    "checkout.processing.node-id=bench"));
+            properties.addAll(options.appProperties());
+            try (BenchApplication app = BenchApplication.start(db, properties);
+                 CompletionWatcher watcher = new CompletionWatcher(app.eventStore())) {
+                for (String transport : options.transports()) {
+                    long start = System.nanoTime();
+                    ClosedLoop.Result r = ClosedLoop.run(new Workload(options.seed() + 2, "jvm-warmup-" + transport),
+                            perRun, 32, submitter(app, transport), watcher);
+                    progress("JVM warm-up, %s/%s: %d checkouts in %.0f s (not counted)", mode, transport,
+                            r.completed(), (System.nanoTime() - start) / 1e9);
+                }
+            }
+        }
+    }
+
+    private static Submitter submitter(BenchApplication app, String transport) {
+        return transport.equals("http")
+                ? Submitter.http(app.port(), DEMO_API_KEY)
+                : Submitter.inProcess(app.checkoutService());
     }
 
     /** What the figures were measured on: machine, JVM, PostgreSQL and its durability settings. */
@@ -131,9 +169,7 @@ public final class CheckoutBenchmark {
         Map<String, Object> line = new LinkedHashMap<>();
         try (BenchApplication app = BenchApplication.start(db, properties);
              CompletionWatcher watcher = new CompletionWatcher(app.eventStore())) {
-            Submitter submitter = transport.equals("http")
-                    ? Submitter.http(app.port(), DEMO_API_KEY)
-                    : Submitter.inProcess(app.checkoutService());
+            Submitter submitter = submitter(app, transport);
             ClosedLoop.Result warm = ClosedLoop.run(new Workload(options.seed() + 1, "warmup"), options.warmup(),
                     concurrency, submitter, watcher);
             progress("%s: warm-up %d done in %.1f s (%d errors, %d timeouts)", label, warm.completed(),
@@ -167,6 +203,7 @@ public final class CheckoutBenchmark {
             line.put("concurrency", concurrency);
             line.put("n", n);
             line.put("warmup", options.warmup());
+            line.put("jvm_warmup", options.jvmWarmup());
             line.put("completed", run.completed());
             line.put("checkouts_per_s", round(run.perSecond(), 1));
             line.put("p50_ms", round(run.percentileMillis(50), 1));
