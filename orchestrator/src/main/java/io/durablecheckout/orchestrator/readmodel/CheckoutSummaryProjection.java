@@ -1,6 +1,5 @@
 package io.durablecheckout.orchestrator.readmodel;
 
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import io.durablecheckout.api.checkout.ActivityIntent;
 import io.durablecheckout.api.checkout.ActivityLeaseExpiredEvent;
 import io.durablecheckout.api.checkout.ActivityLeaseRenewedEvent;
@@ -10,26 +9,44 @@ import io.durablecheckout.api.checkout.CheckoutCompletedEvent;
 import io.durablecheckout.api.checkout.CheckoutEvent;
 import io.durablecheckout.api.checkout.ManualReviewRequiredEvent;
 import io.durablecheckout.orchestrator.config.EventProcessingConfiguration;
+import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.axonframework.config.ProcessingGroup;
 import org.axonframework.eventhandling.EventHandler;
+import org.axonframework.eventhandling.ReplayStatus;
+import org.axonframework.eventhandling.ResetHandler;
 import org.axonframework.eventhandling.SequenceNumber;
 import org.axonframework.eventhandling.Timestamp;
+import org.axonframework.messaging.unitofwork.CurrentUnitOfWork;
+import org.axonframework.messaging.unitofwork.UnitOfWork;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.stereotype.Component;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Keeps checkout_summary up to date. Idempotent: a redelivered event (a stolen segment claim re-runs a batch) has a
- * sequence number not above the stored version and is skipped. Counts the workflow's metrics as it goes.
+ * Keeps checkout_summary up to date, one processor batch at a time: the events of a batch are collected, and when its
+ * unit of work prepares to commit, the touched rows are locked and loaded with one query, folded in memory and written
+ * with one upsert. Idempotent: an event whose sequence number is not above the row's version is skipped (a stolen
+ * segment claim re-runs a batch). Counts the workflow's metrics after the batch commits, but not while replaying.
  */
 @ConditionalOnProperty(name = "checkout.orchestrator.enabled", havingValue = "true", matchIfMissing = true)
 @Component
 @ProcessingGroup(EventProcessingConfiguration.SUMMARY_PROCESSOR)
 public class CheckoutSummaryProjection {
 
+    private static final String BATCH = CheckoutSummaryProjection.class.getName() + ".batch";
+
     private final CheckoutSummaryRepository repository;
     private final MeterRegistry meters;
+    private final Map<List<String>, Counter> counters = new ConcurrentHashMap<>();
 
     public CheckoutSummaryProjection(CheckoutSummaryRepository repository, MeterRegistry meters) {
         this.repository = repository;
@@ -37,31 +54,82 @@ public class CheckoutSummaryProjection {
     }
 
     @EventHandler
-    public void on(CheckoutEvent event, @SequenceNumber long sequence, @Timestamp Instant at) {
-        CheckoutView current = repository.findForUpdate(event.checkoutId().value()).orElse(null);
-        if (current != null && current.version >= sequence) {
+    public void on(CheckoutEvent event, @SequenceNumber long sequence, @Timestamp Instant at, ReplayStatus replay) {
+        Applied applied = new Applied(event, sequence, at, replay.isReplay());
+        if (!CurrentUnitOfWork.isStarted()) {
+            write(List.of(applied));
             return;
         }
-        repository.upsert(CheckoutViewFolder.fold(current, event, sequence, at));
-        count(event);
+        UnitOfWork<?> root = CurrentUnitOfWork.get().root();
+        List<Applied> batch = root.getOrComputeResource(BATCH, key -> {
+            List<Applied> events = new ArrayList<>();
+            root.onPrepareCommit(u -> write(events));
+            return events;
+        });
+        batch.add(applied);
+    }
+
+    /** A rebuild starts from an empty table: the version check would otherwise skip every replayed event. */
+    @ResetHandler
+    public void onReset() {
+        repository.truncate();
+    }
+
+    private void write(List<Applied> events) {
+        Set<String> ids = new LinkedHashSet<>();
+        events.forEach(e -> ids.add(e.event.checkoutId().value()));
+        Map<String, CheckoutView> views = repository.findForUpdate(ids);
+        Map<String, CheckoutView> changed = new LinkedHashMap<>();
+        List<CheckoutEvent> toCount = new ArrayList<>();
+        for (Applied e : events) {
+            String id = e.event.checkoutId().value();
+            CheckoutView current = views.get(id);
+            if (current != null && current.version >= e.sequence) {
+                continue;
+            }
+            CheckoutView next = CheckoutViewFolder.fold(current, e.event, e.sequence, e.at);
+            views.put(id, next);
+            changed.put(id, next);
+            if (!e.replay) {
+                toCount.add(e.event);
+            }
+        }
+        repository.upsertAll(changed.values());
+        if (!toCount.isEmpty()) {
+            if (CurrentUnitOfWork.isStarted()) {
+                CurrentUnitOfWork.get().afterCommit(u -> toCount.forEach(this::count));
+            } else {
+                toCount.forEach(this::count);
+            }
+        }
     }
 
     private void count(CheckoutEvent event) {
         if (event instanceof ActivityIntent intent) {
-            meters.counter("checkout.leases.granted", "step", intent.step().slug()).increment();
+            counter("checkout.leases.granted", "step", intent.step().slug());
         } else if (event instanceof ActivityLeaseRenewedEvent e) {
-            meters.counter("checkout.leases.renewed", "step", e.step().slug()).increment();
+            counter("checkout.leases.renewed", "step", e.step().slug());
         } else if (event instanceof ActivityLeaseExpiredEvent e) {
-            meters.counter("checkout.leases.expired", "step", e.step().slug()).increment();
+            counter("checkout.leases.expired", "step", e.step().slug());
         } else if (event instanceof ActivityResultRejectedEvent e) {
-            meters.counter("checkout.fencing.stale.results.rejected", "step", e.step().slug()).increment();
+            counter("checkout.fencing.stale.results.rejected", "step", e.step().slug());
         } else if (event instanceof CheckoutCompletedEvent) {
-            meters.counter("checkout.finished", "state", "completed").increment();
+            counter("checkout.finished", "state", "completed");
         } else if (event instanceof CheckoutCancelledEvent e) {
-            meters.counter("checkout.finished", "state", "cancelled", "reason",
-                    e.reason() == null ? "none" : e.reason().name().toLowerCase()).increment();
+            counter("checkout.finished", "state", "cancelled", "reason",
+                    e.reason() == null ? "none" : e.reason().name().toLowerCase());
         } else if (event instanceof ManualReviewRequiredEvent e) {
-            meters.counter("checkout.manual.review", "step", e.blockedStep().slug()).increment();
+            counter("checkout.manual.review", "step", e.blockedStep().slug());
         }
+    }
+
+    private void counter(String name, String... tags) {
+        List<String> key = new ArrayList<>(tags.length + 1);
+        key.add(name);
+        key.addAll(List.of(tags));
+        counters.computeIfAbsent(key, k -> meters.counter(name, tags)).increment();
+    }
+
+    private record Applied(CheckoutEvent event, long sequence, Instant at, boolean replay) {
     }
 }

@@ -8,8 +8,10 @@ import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Repository;
 
-import java.sql.Timestamp;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** The checkout_summary table: one JSONB view per checkout plus the columns operators filter on. */
@@ -27,10 +29,17 @@ public class CheckoutSummaryRepository {
         this.jdbc = jdbc;
     }
 
-    /** Locks the row (inside the projection's transaction) so two segments or nodes cannot interleave on it. */
-    public Optional<CheckoutView> findForUpdate(String checkoutId) {
-        return jdbc.query("SELECT view FROM checkout_summary WHERE checkout_id = ? FOR UPDATE",
-                (rs, i) -> read(rs.getString(1)), checkoutId).stream().findFirst();
+    /**
+     * Locks and loads the rows of one batch (inside the projection's transaction) so two segments or nodes cannot
+     * interleave on them; in key order, so two such batches cannot deadlock.
+     */
+    public Map<String, CheckoutView> findForUpdate(Collection<String> checkoutIds) {
+        Map<String, CheckoutView> views = new HashMap<>();
+        jdbc.query("SELECT checkout_id, view FROM checkout_summary WHERE checkout_id = ANY(?) ORDER BY checkout_id "
+                        + "FOR UPDATE", rs -> {
+                    views.put(rs.getString(1), read(rs.getString(2)));
+                }, (Object) checkoutIds.toArray(String[]::new));
+        return views;
     }
 
     public Optional<CheckoutView> find(String tenantId, String checkoutId) {
@@ -63,19 +72,44 @@ public class CheckoutSummaryRepository {
         return jdbc.query(sql.toString(), (rs, i) -> read(rs.getString(1)), args.toArray());
     }
 
-    public void upsert(CheckoutView v) {
+    /** One statement for any number of rows (arrays unnested), so a batch costs one round trip. */
+    public void upsertAll(Collection<CheckoutView> views) {
+        if (views.isEmpty()) {
+            return;
+        }
+        int n = views.size();
+        String[] ids = new String[n], tenants = new String[n], states = new String[n], reasons = new String[n],
+                deadlines = new String[n], json = new String[n], created = new String[n], updated = new String[n];
+        Long[] versions = new Long[n];
+        Boolean[] terminal = new Boolean[n];
+        int i = 0;
+        for (CheckoutView v : views) {
+            ids[i] = v.checkoutId;
+            tenants[i] = v.tenantId;
+            states[i] = v.state;
+            versions[i] = v.version;
+            terminal[i] = v.terminal;
+            reasons[i] = v.waiting == null ? null : v.waiting.reason();
+            deadlines[i] = v.waiting == null || v.waiting.nextDeadline() == null ? null
+                    : v.waiting.nextDeadline().toString();
+            json[i] = write(v);
+            created[i] = v.createdAt.toString();
+            updated[i] = v.updatedAt.toString();
+            i++;
+        }
         jdbc.update("""
                 INSERT INTO checkout_summary (checkout_id, tenant_id, state, version, terminal, waiting_reason,
                                               next_deadline, view, created_at, updated_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?)
+                SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::boolean[], ?::text[],
+                                     ?::timestamptz[], ?::jsonb[], ?::timestamptz[], ?::timestamptz[])
                 ON CONFLICT (checkout_id) DO UPDATE SET state = EXCLUDED.state, version = EXCLUDED.version,
                     terminal = EXCLUDED.terminal, waiting_reason = EXCLUDED.waiting_reason,
                     next_deadline = EXCLUDED.next_deadline, view = EXCLUDED.view, updated_at = EXCLUDED.updated_at
-                """,
-                v.checkoutId, v.tenantId, v.state, v.version, v.terminal,
-                v.waiting == null ? null : v.waiting.reason(),
-                v.waiting == null || v.waiting.nextDeadline() == null ? null : Timestamp.from(v.waiting.nextDeadline()),
-                write(v), Timestamp.from(v.createdAt), Timestamp.from(v.updatedAt));
+                """, ids, tenants, states, versions, terminal, reasons, deadlines, json, created, updated);
+    }
+
+    public void truncate() {
+        jdbc.execute("TRUNCATE checkout_summary");
     }
 
     static CheckoutView read(String json) {

@@ -1,0 +1,122 @@
+package io.durablecheckout.orchestrator.it;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
+import io.durablecheckout.activities.inventory.InventoryAdmin;
+import io.durablecheckout.api.checkout.CheckoutEvent;
+import io.durablecheckout.api.values.TenantId;
+import io.durablecheckout.orchestrator.config.EventProcessingConfiguration;
+import io.durablecheckout.orchestrator.readmodel.CheckoutView;
+import io.durablecheckout.orchestrator.readmodel.CheckoutViewFolder;
+import org.axonframework.eventhandling.StreamingEventProcessor;
+import org.axonframework.eventsourcing.eventstore.EventStore;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import static io.durablecheckout.orchestrator.it.HttpApi.checkoutBody;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * A rebuild of checkout_summary (reset the processor, replay every event) ends with exactly the rows the live
+ * projection wrote, and both equal a plain event-by-event fold of each checkout's stream.
+ */
+class ReadModelRebuildIT extends IntegrationTestBase {
+
+    private static final ObjectMapper JSON = new ObjectMapper().registerModule(new JavaTimeModule())
+            .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
+            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
+
+    @Autowired
+    InventoryAdmin inventory;
+
+    @Autowired
+    EventStore eventStore;
+
+    @Autowired
+    org.axonframework.config.EventProcessingConfiguration processing;
+
+    @Test
+    void aRebuiltReadModelEqualsTheLiveOne() throws Exception {
+        String sku = "S-" + UUID.randomUUID().toString().substring(0, 8);
+        inventory.seed(new TenantId("demo"), sku, 1_000);
+        List<String> ids = new ArrayList<>();
+        for (String token : List.of("tok_approve", "tok_approve", "tok_approve", "tok_decline", "tok_provider_down",
+                "tok_approve", "tok_decline", "tok_approve")) {
+            HttpApi.Response r = api.startCheckout("it-" + UUID.randomUUID(), checkoutBody(sku, 1, 1200, token));
+            assertThat(r.status()).as(r.body()).isEqualTo(202);
+            ids.add(r.json().get("checkoutId").asText());
+        }
+        api.send("POST", "/api/v1/checkouts/" + ids.get(0) + "/cancel", HttpApi.DEMO_KEY, Map.of(),
+                "{\"reason\":\"changed my mind\"}");
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> ids.stream()
+                .allMatch(id -> count("SELECT count(*) FROM checkout_summary WHERE checkout_id = ? AND terminal", id) == 1));
+        Thread.sleep(3_000); // late webhooks
+        await().atMost(Duration.ofSeconds(30)).until(() -> ids.stream().allMatch(this::upToDate));
+        Map<String, Map<String, Object>> live = rows(ids);
+        for (String id : ids) { // numbers compared as read back, not as the view's long fields
+            assertThat(JSON.readTree(JSON.writeValueAsString(foldFromStore(id)))).as(id)
+                    .isEqualTo(live.get(id).get("view"));
+        }
+
+        long head = count("SELECT max(globalindex) FROM domainevententry");
+        StreamingEventProcessor processor = processing.eventProcessor(EventProcessingConfiguration.SUMMARY_PROCESSOR,
+                StreamingEventProcessor.class).orElseThrow();
+        processor.shutDown();
+        try {
+            processor.resetTokens();
+            assertThat(count("SELECT count(*) FROM checkout_summary")).as("emptied by the reset").isZero();
+        } finally {
+            processor.start();
+        }
+        await().atMost(Duration.ofSeconds(60)).until(() -> !processor.processingStatus().isEmpty()
+                && processor.processingStatus().values().stream()
+                .allMatch(s -> s.getCurrentPosition().orElse(-1) >= head));
+
+        assertThat(rows(ids)).isEqualTo(live);
+        assertInvariantsHold();
+    }
+
+    private boolean upToDate(String id) {
+        return count("SELECT version FROM checkout_summary WHERE checkout_id = ?", id)
+                == count("SELECT max(sequencenumber) FROM domainevententry WHERE aggregateidentifier = ?", id);
+    }
+
+    private CheckoutView foldFromStore(String id) {
+        CheckoutView[] view = {null};
+        eventStore.readEvents(id).asStream().forEach(m -> view[0] = CheckoutViewFolder.fold(view[0],
+                (CheckoutEvent) m.getPayload(), m.getSequenceNumber(), m.getTimestamp()));
+        return view[0];
+    }
+
+    private Map<String, Map<String, Object>> rows(List<String> ids) {
+        Map<String, Map<String, Object>> rows = new java.util.TreeMap<>();
+        jdbc.query("""
+                SELECT checkout_id, tenant_id, state, version, terminal, waiting_reason, next_deadline, view::text,
+                       created_at, updated_at
+                FROM checkout_summary WHERE checkout_id = ANY(?)""", rs -> {
+            Map<String, Object> row = new java.util.LinkedHashMap<>();
+            for (String c : List.of("tenant_id", "state", "version", "terminal", "waiting_reason", "next_deadline",
+                    "created_at", "updated_at")) {
+                row.put(c, rs.getObject(c));
+            }
+            try {
+                row.put("view", JSON.readTree(rs.getString("view")));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+            rows.put(rs.getString("checkout_id"), row);
+        }, (Object) ids.toArray(String[]::new));
+        assertThat(rows).hasSize(ids.size());
+        return rows;
+    }
+}
