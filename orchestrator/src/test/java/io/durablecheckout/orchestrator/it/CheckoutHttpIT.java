@@ -26,6 +26,25 @@ class CheckoutHttpIT extends IntegrationTestBase {
     InventoryAdmin inventory;
 
     @Test
+    void prometheusShowsEachProcessorsClaimsAndLagAndTheCheckoutCounters() {
+        String id = api.startCheckout(key(), checkoutBody("SKU-0009", 1, 1999, "tok_approve")).json()
+                .get("checkoutId").asText();
+        awaitState(id, "completed");
+
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            String scrape = api.get("/actuator/prometheus").body();
+            for (String processor : List.of("CheckoutSagaProcessor", "checkout-summary", "inventory", "payments",
+                    "receipts")) {
+                assertThat(scrape).containsPattern("checkout_processor_segments_claimed\\{[^}]*processor=\""
+                        + processor + "\"[^}]*} [1-9]");
+                assertThat(scrape).containsPattern("checkout_processor_lag_events\\{[^}]*processor=\""
+                        + processor + "\"[^}]*} ");
+            }
+            assertThat(scrape).containsPattern("checkout_finished_total\\{[^}]*state=\"completed\"[^}]*} [1-9]");
+        });
+    }
+
+    @Test
     void aCheckoutRunsToCompletedAndItsHistoryListsEveryStepInOrder() {
         HttpApi.Response created = api.startCheckout(key(), checkoutBody("SKU-0007", 2, 3998, "tok_approve"));
 
