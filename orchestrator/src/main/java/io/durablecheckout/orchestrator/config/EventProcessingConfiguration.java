@@ -83,7 +83,7 @@ public class EventProcessingConfiguration {
             mode = mode != null ? mode : Mode.TUNED;
             Map<String, Processor> merged = new LinkedHashMap<>(Map.of(
                     SAGA_PROCESSOR, new Processor(1, 16),
-                    SUMMARY_PROCESSOR, new Processor(1, 32),
+                    SUMMARY_PROCESSOR, new Processor(1, 1024),
                     "inventory", new Processor(1, 16),
                     "payments", new Processor(4, 4),
                     "receipts", new Processor(2, 16)));
