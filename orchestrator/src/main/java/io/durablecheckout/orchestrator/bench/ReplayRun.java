@@ -1,6 +1,7 @@
 package io.durablecheckout.orchestrator.bench;
 
 import io.durablecheckout.orchestrator.config.EventProcessingConfiguration;
+import io.durablecheckout.orchestrator.readmodel.CheckoutSummaryRebuild;
 import org.axonframework.eventhandling.EventTrackerStatus;
 import org.axonframework.eventhandling.StreamingEventProcessor;
 
@@ -17,6 +18,8 @@ import static io.durablecheckout.orchestrator.bench.CheckoutBenchmark.round;
  * Read-model rebuild: fills the event store with completed checkouts, then rebuilds the {@code checkout-summary} read
  * model from the first event, the way an operator would: shut the processor down, reset its tokens (the projection's
  * reset handler empties its table), start it. Timed from start until every segment has passed the last event.
+ * Then the operator's offline rebuild ({@link CheckoutSummaryRebuild}) on the same store, timed on its own, and
+ * whether it left exactly the rows the processor wrote.
  */
 final class ReplayRun {
 
@@ -73,6 +76,14 @@ final class ReplayRun {
             }
             double seconds = (System.nanoTime() - start) / 1e9;
             long rows = db.queryLong("SELECT count(*) FROM checkout_summary WHERE state = 'completed'");
+            String processorDigest = digest();
+
+            // the operator's offline rebuild, same store; must end with the same rows
+            long offlineStart = System.nanoTime();
+            CheckoutSummaryRebuild.Result offline = app.bean(CheckoutSummaryRebuild.class).rebuild();
+            double offlineSeconds = (System.nanoTime() - offlineStart) / 1e9;
+            progress("replay: offline rebuild %d events, %d rows in %.2f s", offline.events(), offline.rows(),
+                    offlineSeconds);
 
             line.put("run", "replay");
             line.put("host_cpu_busy_pct_before", round(busyBefore, 1));
@@ -83,9 +94,25 @@ final class ReplayRun {
             line.put("seconds", round(seconds, 2));
             line.put("events_per_s", round(events / seconds, 0));
             line.put("checkouts_per_s", round(rows / seconds, 0));
+            line.put("offline_rebuild_events", offline.events());
+            line.put("offline_rebuild_rows", offline.rows());
+            line.put("offline_rebuild_seconds", round(offlineSeconds, 2));
+            line.put("offline_rebuild_events_per_s", round(events / offlineSeconds, 0));
+            line.put("offline_rows_equal_processor_rows", processorDigest.equals(digest()));
             line.put("load_avg_1m", round(Resources.loadAverage1m(), 2));
         }
         return line;
+    }
+
+    private String digest() throws Exception {
+        try (java.sql.Connection c = db.connect(); java.sql.Statement s = c.createStatement();
+             java.sql.ResultSet rs = s.executeQuery("""
+                     SELECT md5(coalesce(string_agg(concat_ws('|', checkout_id, tenant_id, state, version, terminal,
+                         waiting_reason, next_deadline, view::text, created_at, updated_at), ',' ORDER BY checkout_id), ''))
+                     FROM checkout_summary""")) {
+            rs.next();
+            return rs.getString(1);
+        }
     }
 
     /**
