@@ -89,6 +89,7 @@ public class CheckoutSummaryRebuild {
             expected = index + 1;
         }
         repository.truncate();
+        jdbc.execute("SET LOCAL work_mem = '64MB'"); // sort the store by checkout in memory, not in temp files
 
         Map<String, Boolean> checkoutTypes = new HashMap<>();
         List<CheckoutView> chunk = new ArrayList<>(CHUNK);

@@ -1,0 +1,32 @@
+package io.durablecheckout.orchestrator.web;
+
+import io.durablecheckout.orchestrator.readmodel.CheckoutSummaryRebuild;
+import io.durablecheckout.orchestrator.tenancy.Caller;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.http.HttpStatus;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestAttribute;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+/** Rebuilds the checkout_summary read model from the event store (operators only); answers when it is done. */
+@RestController
+@RequestMapping("/api/v1/operator/read-models/checkout-summary")
+@ConditionalOnProperty(name = "checkout.orchestrator.enabled", havingValue = "true", matchIfMissing = true)
+public class ReadModelController {
+
+    private final CheckoutSummaryRebuild rebuild;
+
+    public ReadModelController(CheckoutSummaryRebuild rebuild) {
+        this.rebuild = rebuild;
+    }
+
+    @PostMapping("/rebuild")
+    public CheckoutSummaryRebuild.Result rebuild(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller) {
+        if (!caller.isOperator()) {
+            throw new ApiProblemException(HttpStatus.FORBIDDEN, "forbidden", "Operators only",
+                    "This action needs an operator API key");
+        }
+        return rebuild.rebuild();
+    }
+}
