@@ -57,13 +57,13 @@ public class CheckoutSummaryProjection {
     public void on(CheckoutEvent event, @SequenceNumber long sequence, @Timestamp Instant at, ReplayStatus replay) {
         Applied applied = new Applied(event, sequence, at, replay.isReplay());
         if (!CurrentUnitOfWork.isStarted()) {
-            write(List.of(applied));
+            write(List.of(applied), null);
             return;
         }
         UnitOfWork<?> root = CurrentUnitOfWork.get().root();
         List<Applied> batch = root.getOrComputeResource(BATCH, key -> {
             List<Applied> events = new ArrayList<>();
-            root.onPrepareCommit(u -> write(events));
+            root.onPrepareCommit(u -> write(events, u));
             return events;
         });
         batch.add(applied);
@@ -75,7 +75,7 @@ public class CheckoutSummaryProjection {
         repository.truncate();
     }
 
-    private void write(List<Applied> events) {
+    private void write(List<Applied> events, UnitOfWork<?> unitOfWork) {
         Set<String> ids = new LinkedHashSet<>();
         events.forEach(e -> ids.add(e.event.checkoutId().value()));
         Map<String, CheckoutView> views = repository.findForUpdate(ids);
@@ -95,12 +95,10 @@ public class CheckoutSummaryProjection {
             }
         }
         repository.upsertAll(changed.values());
-        if (!toCount.isEmpty()) {
-            if (CurrentUnitOfWork.isStarted()) {
-                CurrentUnitOfWork.get().afterCommit(u -> toCount.forEach(this::count));
-            } else {
-                toCount.forEach(this::count);
-            }
+        if (unitOfWork == null) {
+            toCount.forEach(this::count);
+        } else if (!toCount.isEmpty()) {
+            unitOfWork.afterCommit(u -> toCount.forEach(this::count)); // a rolled-back batch is re-run: count once
         }
     }
 
