@@ -27,7 +27,7 @@ public class ActivitiesAutoConfiguration {
         }
         return new ParkingPauseHook(step, environment.getProperty("checkout.fault-injection.park-token", Long.class, 1L),
                 environment.getProperty("checkout.fault-injection.park-duration", java.time.Duration.class,
-                        java.time.Duration.ofSeconds(15)));
+                        java.time.Duration.ofSeconds(45))); // longer than the default lease (30 s)
     }
 
     /** The real HTTP adapter unless the application supplies another {@link PaymentProvider}. */

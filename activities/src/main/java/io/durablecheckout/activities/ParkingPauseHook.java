@@ -14,7 +14,7 @@ import java.util.concurrent.locks.LockSupport;
  * {@code token} for {@code duration}, before it touches its resource. It reproduces the seed's stale owner (a worker
  * that pauses past its lease) deterministically, in a separate process too.
  * <p>
- * {@code checkout.fault-injection.park-step=reserve-stock}, {@code …park-token=1}, {@code …park-duration=15s}.
+ * {@code checkout.fault-injection.park-step=reserve-stock}, {@code …park-token=1}, {@code …park-duration=45s}.
  */
 public final class ParkingPauseHook implements WorkerPauseHook {
 

@@ -24,8 +24,10 @@ public record WorkflowPolicy(Duration leaseDuration, Duration paymentLeaseDurati
                              Duration reconciliationMaxDelay, Integer reconciliationMaxLookups) {
 
     public WorkflowPolicy {
-        leaseDuration = or(leaseDuration, Duration.ofSeconds(10));
-        paymentLeaseDuration = or(paymentLeaseDuration, Duration.ofSeconds(15));
+        // Longer than a restart plus the backlog it leaves (docs/decisions.md, "Lease length"): a lease that expires
+        // while its intent still waits in the queue re-issues work that was never lost, and the re-issue adds load.
+        leaseDuration = or(leaseDuration, Duration.ofSeconds(30));
+        paymentLeaseDuration = or(paymentLeaseDuration, Duration.ofSeconds(30));
         retryInitialDelay = or(retryInitialDelay, Duration.ofSeconds(1));
         retryMaxDelay = or(retryMaxDelay, Duration.ofMinutes(1));
         maxAttempts = or(maxAttempts, 8);
