@@ -2,6 +2,7 @@ package io.durablecheckout.orchestrator.web;
 
 import io.durablecheckout.orchestrator.readmodel.CheckoutSummaryRebuild;
 import io.durablecheckout.orchestrator.tenancy.Caller;
+import org.axonframework.eventhandling.tokenstore.UnableToClaimTokenException;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -27,6 +28,13 @@ public class ReadModelController {
             throw new ApiProblemException(HttpStatus.FORBIDDEN, "forbidden", "Operators only",
                     "This action needs an operator API key");
         }
-        return rebuild.rebuild();
+        try {
+            return rebuild.rebuild();
+        } catch (UnableToClaimTokenException e) {
+            // nothing was written: the rebuild is one transaction
+            throw new ApiProblemException(HttpStatus.CONFLICT, "segment-held-elsewhere",
+                    "Another node holds the read model's processor",
+                    "Run the rebuild on the node that holds the checkout-summary segment, or stop the others first");
+        }
     }
 }
