@@ -148,7 +148,10 @@ public class AxonInfrastructureConfiguration {
     @Bean
     @Qualifier("deadlineDetailsTask")
     public Task<DbSchedulerBinaryDeadlineDetails> dbSchedulerDeadlineDetailsTask(ApplicationContext context) {
-        return DbSchedulerDeadlineManager.binaryTask(() -> context.getBean(DbSchedulerDeadlineManager.class));
+        // a failed deadline runs again within seconds, not db-scheduler's default 5 minutes (decision 23)
+        return new PromptRetryTask<>(
+                DbSchedulerDeadlineManager.binaryTask(() -> context.getBean(DbSchedulerDeadlineManager.class)),
+                Duration.ofSeconds(1), Duration.ofSeconds(30));
     }
 
     @Bean
