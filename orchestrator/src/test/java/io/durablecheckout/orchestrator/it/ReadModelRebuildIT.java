@@ -60,7 +60,8 @@ class ReadModelRebuildIT extends IntegrationTestBase {
                 "{\"reason\":\"changed my mind\"}");
         await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> ids.stream()
                 .allMatch(id -> count("SELECT count(*) FROM checkout_summary WHERE checkout_id = ? AND terminal", id) == 1));
-        Thread.sleep(3_000); // late webhooks
+        // late webhooks: every decided authorization is notified twice, a few seconds after the decision
+        await().atMost(Duration.ofSeconds(30)).until(() -> ids.stream().allMatch(this::notifiedTwice));
         await().atMost(Duration.ofSeconds(30)).until(() -> ids.stream().allMatch(this::upToDate));
         Map<String, Map<String, Object>> live = rows(ids);
         for (String id : ids) { // numbers compared as read back, not as the view's long fields
@@ -97,6 +98,12 @@ class ReadModelRebuildIT extends IntegrationTestBase {
                 + "WHERE checkout_id = ? AND state = 'completed'", nextId) == 1);
         assertThat(rows(ids)).isEqualTo(live);
         assertInvariantsHold();
+    }
+
+    private boolean notifiedTwice(String id) {
+        return count("SELECT coalesce(sum(deliveries), 0) FROM provider_notifications WHERE checkout_id = ?", id)
+                == 2 * count("SELECT count(*) FROM simulator_authorizations WHERE operation_id = ? AND status <> 'PENDING'",
+                id + "/authorize-payment");
     }
 
     private boolean upToDate(String id) {
