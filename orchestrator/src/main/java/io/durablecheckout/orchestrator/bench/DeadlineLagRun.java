@@ -38,10 +38,8 @@ final class DeadlineLagRun {
     }
 
     /**
-     * What the application's {@code checkout.deadline.lag} timer says. It takes the deadline message's timestamp as
-     * the due time, but Axon's db-scheduler deadline manager does not store that timestamp: it rebuilds the message
-     * when the deadline fires, stamped with the firing time, so this timer reads about zero (seen here: p99 under
-     * 1 ms while the events show hundreds of milliseconds).
+     * What the application's {@code checkout.deadline.lag} timer says ({@code DeadlineLagInterceptor}: due time from
+     * db-scheduler's execution). It should agree with the events; it also counts retry and reconciliation deadlines.
      */
     private static void putTimer(Map<String, Object> line, Timer timer) {
         if (timer == null) {

@@ -14,7 +14,6 @@ import org.axonframework.common.jdbc.UnitOfWorkAwareConnectionProviderWrapper;
 import org.axonframework.common.transaction.TransactionManager;
 import org.axonframework.config.ConfigurationScopeAwareProvider;
 import org.axonframework.deadline.DeadlineManager;
-import org.axonframework.deadline.DeadlineMessage;
 import org.axonframework.deadline.DeadlineManagerSpanFactory;
 import org.axonframework.deadline.dbscheduler.DbSchedulerBinaryDeadlineDetails;
 import org.axonframework.deadline.dbscheduler.DbSchedulerDeadlineManager;
@@ -42,7 +41,6 @@ import org.springframework.core.env.Environment;
 import org.springframework.transaction.PlatformTransactionManager;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import io.micrometer.core.instrument.Timer;
 
 import javax.sql.DataSource;
 import java.lang.management.ManagementFactory;
@@ -159,8 +157,7 @@ public class AxonInfrastructureConfiguration {
                                            org.axonframework.config.Configuration configuration,
                                            Serializer serializer,
                                            TransactionManager transactionManager,
-                                           DeadlineManagerSpanFactory spanFactory,
-                                           MeterRegistry meters, Clock clock) {
+                                           DeadlineManagerSpanFactory spanFactory) {
         DbSchedulerDeadlineManager.Builder builder = DbSchedulerDeadlineManager.builder()
                 .scheduler(scheduler)
                 .scopeAwareProvider(new ConfigurationScopeAwareProvider(configuration))
@@ -169,15 +166,12 @@ public class AxonInfrastructureConfiguration {
                 .spanFactory(spanFactory)
                 .startScheduler(false) // the db-scheduler starter starts and stops it
                 .stopScheduler(false);
-        LeaseDeadlineManager manager = new LeaseDeadlineManager(builder, scheduler);
-        // Deadline lag: how late a deadline runs after it was due (a deadline message's timestamp is its due time).
-        manager.registerHandlerInterceptor((unitOfWork, chain) -> {
-            DeadlineMessage<?> due = (DeadlineMessage<?>) unitOfWork.getMessage();
-            Timer.builder("checkout.deadline.lag").tag("deadline", due.getDeadlineName())
-                    .publishPercentiles(0.5, 0.95, 0.99).register(meters)
-                    .record(Duration.between(due.getTimestamp(), clock.instant()));
-            return chain.proceed();
-        });
-        return manager;
+        return new LeaseDeadlineManager(builder, scheduler);
+    }
+
+    /** Picked up by the db-scheduler starter, which adds every {@code ExecutionInterceptor} bean to the scheduler. */
+    @Bean
+    public DeadlineLagInterceptor deadlineLagInterceptor(MeterRegistry meters, Clock clock) {
+        return new DeadlineLagInterceptor(meters, clock);
     }
 }

@@ -3,6 +3,8 @@ package io.durablecheckout.orchestrator.config;
 import com.github.kagkarlsson.scheduler.Scheduler;
 import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -12,20 +14,23 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * A deadline whose execution fails runs again within seconds. Real db-scheduler on real PostgreSQL, with the
- * product's scheduled_tasks table; the task underneath keeps db-scheduler's one-time default (retry in 5 minutes),
- * as Axon's deadline task does.
+ * What the product adds to db-scheduler, on a real scheduler and real PostgreSQL with the product's scheduled_tasks
+ * table: a deadline whose execution fails runs again within seconds (the task underneath keeps db-scheduler's
+ * one-time default, retry in 5 minutes, as Axon's deadline task does), and the lag of an execution is measured from
+ * its due time.
  */
-class PromptRetryTaskTest {
+class DeadlineSchedulingTest {
 
     static EmbeddedPostgresServer postgres;
     static PGSimpleDataSource dataSource;
@@ -38,7 +43,7 @@ class PromptRetryTaskTest {
         dataSource = new PGSimpleDataSource();
         dataSource.setUrl(postgres.jdbcUrl());
         dataSource.setUser("postgres");
-        try (var in = PromptRetryTaskTest.class.getResourceAsStream("/db/migration/core/V2__db_scheduler.sql")) {
+        try (var in = DeadlineSchedulingTest.class.getResourceAsStream("/db/migration/core/V2__db_scheduler.sql")) {
             new JdbcTemplate(dataSource).execute(new String(in.readAllBytes(), StandardCharsets.UTF_8));
         }
     }
@@ -68,6 +73,28 @@ class PromptRetryTaskTest {
             assertThat(Duration.between(attempts.get(0), attempts.get(1))).isLessThan(Duration.ofSeconds(3));
             await().atMost(Duration.ofSeconds(5)).until(() -> new JdbcTemplate(dataSource).queryForObject(
                     "SELECT count(*) FROM scheduled_tasks WHERE task_name = 'fails-once'", Long.class) == 0);
+        } finally {
+            scheduler.stop();
+        }
+    }
+
+    @Test
+    void theLagOfAnExecutionIsMeasuredFromItsDueTime() {
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        List<Instant> ran = new CopyOnWriteArrayList<>();
+        OneTimeTask<Void> task = Tasks.oneTime("overdue").execute((instance, context) -> ran.add(Instant.now()));
+        Scheduler scheduler = Scheduler.create(dataSource, task).tableName("scheduled_tasks")
+                .pollingInterval(Duration.ofMillis(100)).threads(1)
+                .addExecutionInterceptor(new DeadlineLagInterceptor(meters, Clock.systemUTC())).build();
+        scheduler.start();
+        try {
+            scheduler.schedule(task.instance("late-1"), Instant.now().minusSeconds(2)); // due two seconds ago
+
+            await().atMost(Duration.ofSeconds(10)).until(() -> ran.size() == 1);
+            Timer lag = meters.find("checkout.deadline.lag").tag("deadline", "overdue").timer();
+            assertThat(lag).isNotNull();
+            assertThat(lag.count()).isEqualTo(1);
+            assertThat(lag.totalTime(TimeUnit.MILLISECONDS)).isBetween(2_000.0, 10_000.0);
         } finally {
             scheduler.stop();
         }
