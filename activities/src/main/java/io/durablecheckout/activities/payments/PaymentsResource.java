@@ -1,5 +1,7 @@
 package io.durablecheckout.activities.payments;
 
+import io.durablecheckout.activities.privacy.PersonalDataVault;
+
 import io.durablecheckout.activities.FencedOperations;
 import io.durablecheckout.activities.FencedOperations.Claim;
 import io.durablecheckout.activities.payments.PaymentProvider.AuthorizationAnswer;
@@ -34,11 +36,13 @@ public class PaymentsResource {
     private final NamedParameterJdbcTemplate jdbc;
     private final FencedOperations operations;
     private final PaymentProvider provider;
+    private final PersonalDataVault vault;
 
     public PaymentsResource(DataSource dataSource, PaymentProvider provider) {
         this.jdbc = new NamedParameterJdbcTemplate(dataSource);
         this.operations = new FencedOperations(jdbc, OPERATIONS_TABLE);
         this.provider = provider;
+        this.vault = new PersonalDataVault(dataSource);
     }
 
     /**
@@ -61,7 +65,11 @@ public class PaymentsResource {
             default:
                 break;
         }
-        AuthorizationAnswer answer = provider.authorize(operationId, amount, paymentToken,
+        // The token arrives sealed (PersonalDataVault). Erased: the provider is still asked, under the same operation
+        // id, with a token that cannot authorize, so it answers with what it recorded earlier, or declines.
+        String plainToken = vault.open(checkoutId.value(), PersonalDataVault.PAYMENT_TOKEN, paymentToken)
+                .orElse(PersonalDataVault.ERASED);
+        AuthorizationAnswer answer = provider.authorize(operationId, amount, plainToken,
                 tenantId == null ? null : tenantId.value());
         AuthorizationOutcome.Status status;
         String rowStatus;

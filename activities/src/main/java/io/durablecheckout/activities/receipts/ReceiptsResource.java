@@ -1,5 +1,7 @@
 package io.durablecheckout.activities.receipts;
 
+import io.durablecheckout.activities.privacy.PersonalDataVault;
+
 import io.durablecheckout.activities.FencedOperations;
 import io.durablecheckout.activities.FencedOperations.Claim;
 import io.durablecheckout.api.values.CheckoutId;
@@ -28,17 +30,23 @@ public class ReceiptsResource {
 
     private final NamedParameterJdbcTemplate jdbc;
     private final FencedOperations operations;
+    private final PersonalDataVault vault;
 
     public ReceiptsResource(DataSource dataSource) {
         this.jdbc = new NamedParameterJdbcTemplate(dataSource);
         this.operations = new FencedOperations(jdbc, OPERATIONS_TABLE);
+        this.vault = new PersonalDataVault(dataSource);
     }
 
     public DeliveryOutcome send(Kind kind, CheckoutId checkoutId, TenantId tenantId, OperationId operationId,
                                 FencingToken token, OutboundMessage message) {
         Map<String, Object> columns = FencedOperations.baseColumns(operationId, kind.name(), checkoutId.value(),
                 tenantId.value(), token);
-        columns.put("recipient", message.recipient());
+        // The address arrives sealed (PersonalDataVault). Erased: the message is recorded as done without being sent
+        // (there is nobody to send it to), so the workflow still finishes.
+        String recipient = vault.open(checkoutId.value(), PersonalDataVault.EMAIL, message.recipient())
+                .orElse(PersonalDataVault.ERASED);
+        columns.put("recipient", recipient);
         Claim claim = operations.claim(columns);
         if (claim.stale()) {
             return DeliveryOutcome.stale(claim.highestAccepted());
@@ -47,11 +55,11 @@ public class ReceiptsResource {
             return DeliveryOutcome.sent(true);
         }
         // The unique operation_id makes a second insert impossible even if the status logic were bypassed.
-        jdbc.update("INSERT INTO outbound_messages (operation_id, recipient, subject, body)"
+        if (!PersonalDataVault.ERASED.equals(recipient)) jdbc.update("INSERT INTO outbound_messages (operation_id, recipient, subject, body)"
                         + " VALUES (:op, :recipient, :subject, :body) ON CONFLICT (operation_id) DO NOTHING",
                 new MapSqlParameterSource()
                         .addValue("op", operationId.value())
-                        .addValue("recipient", message.recipient())
+                        .addValue("recipient", recipient)
                         .addValue("subject", message.subject())
                         .addValue("body", message.body()));
         jdbc.update("UPDATE receipt_operations SET status = 'SENT', updated_at = now() WHERE operation_id = :op",
