@@ -30,6 +30,13 @@ public class ActivitiesAutoConfiguration {
                         java.time.Duration.ofSeconds(45))); // longer than the default lease (30 s)
     }
 
+    /** No mutant: the orchestrator's fault injection supplies its own when one is switched on. */
+    @Bean
+    @ConditionalOnMissingBean
+    public ResourceMutants resourceMutants() {
+        return ResourceMutants.NONE;
+    }
+
     /** The real HTTP adapter unless the application supplies another {@link PaymentProvider}. */
     @Bean
     @ConditionalOnMissingBean(PaymentProvider.class)
