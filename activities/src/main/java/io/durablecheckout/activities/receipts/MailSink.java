@@ -1,6 +1,7 @@
 package io.durablecheckout.activities.receipts;
 
 import io.durablecheckout.api.values.OperationId;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
@@ -25,6 +26,7 @@ public class MailSink implements MailPort {
     private final NamedParameterJdbcTemplate jdbc;
     private final TransactionTemplate transactions;
 
+    @Autowired
     public MailSink(DataSource dataSource, PlatformTransactionManager transactionManager) {
         this.jdbc = new NamedParameterJdbcTemplate(dataSource);
         this.transactions = new TransactionTemplate(transactionManager);
