@@ -65,7 +65,8 @@ public class PaymentProviderSimulator {
         }
         SimulatorLedger.Authorization authorization = result.authorization();
         if (result.fresh()) {
-            if (!"PENDING".equals(authorization.status())) {
+            // tok_long_reference sends none: the parked intent stays the only way its checkout learns the outcome
+            if (!"PENDING".equals(authorization.status()) && behaviour != PaymentTokenBehaviour.LONG_REFERENCE) {
                 webhooks.decided(authorization);
             }
             // Committed above; now hold the answer like a slow or stuck provider would.

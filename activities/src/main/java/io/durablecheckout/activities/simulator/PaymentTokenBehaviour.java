@@ -15,6 +15,7 @@ enum PaymentTokenBehaviour {
     /**
      * Authorized, but answered with a provider reference longer than any column holds while
      * {@link SimulatorFaults#oversizedReferences()} is on (a provider bug): the poison event of docs/reliability.md.
+     * Sends no notification, so the parked intent is the only way its checkout learns the outcome.
      */
     LONG_REFERENCE("tok_long_reference", "AUTHORIZED", null, Hold.NONE),
     OTHER(null, "DECLINED", "unknown payment token", Hold.NONE);
