@@ -1,6 +1,8 @@
 package io.durablecheckout.activities.receipts;
 
+import io.durablecheckout.activities.Bounds;
 import io.durablecheckout.activities.FencedOperations;
+import io.durablecheckout.activities.Savepoints;
 import io.durablecheckout.activities.FencedOperations.Claim;
 import io.durablecheckout.api.values.CheckoutId;
 import io.durablecheckout.api.values.FencingToken;
@@ -35,10 +37,12 @@ public class ReceiptsResource {
     private final FencedOperations operations;
     private final MailPort mail;
     private final ResourceMutants mutants;
+    private final Savepoints savepoints;
 
     @Autowired
     public ReceiptsResource(DataSource dataSource, MailPort mail, ResourceMutants mutants) {
         this.jdbc = new NamedParameterJdbcTemplate(dataSource);
+        this.savepoints = new Savepoints(dataSource);
         this.operations = new FencedOperations(jdbc, OPERATIONS_TABLE);
         this.mail = mail;
         this.mutants = mutants;
@@ -51,6 +55,13 @@ public class ReceiptsResource {
 
     public DeliveryOutcome send(Kind kind, CheckoutId checkoutId, TenantId tenantId, OperationId operationId,
                                 FencingToken token, OutboundMessage message) {
+        return savepoints.run(() -> sendOnce(kind, checkoutId, tenantId, operationId, token, message));
+    }
+
+    private DeliveryOutcome sendOnce(Kind kind, CheckoutId checkoutId, TenantId tenantId, OperationId operationId,
+                                     FencingToken token, OutboundMessage message) {
+        Bounds.require("recipient", message.recipient(), Bounds.RECIPIENT);
+        Bounds.require("subject", message.subject(), 500);
         Map<String, Object> columns = FencedOperations.baseColumns(operationId, kind.name(), checkoutId.value(),
                 tenantId.value(), token);
         columns.put("recipient", message.recipient());
