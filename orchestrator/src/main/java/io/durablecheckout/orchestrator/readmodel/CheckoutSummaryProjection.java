@@ -6,11 +6,15 @@ import io.durablecheckout.api.checkout.ActivityLeaseRenewedEvent;
 import io.durablecheckout.api.checkout.ActivityResultRejectedEvent;
 import io.durablecheckout.api.checkout.CheckoutCancelledEvent;
 import io.durablecheckout.api.checkout.CheckoutCompletedEvent;
+import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
 import io.durablecheckout.api.checkout.CheckoutEvent;
+import io.durablecheckout.api.checkout.PaymentReconciliationRequestedEvent;
+import io.durablecheckout.api.checkout.PaymentReconciliationScheduledEvent;
 import io.durablecheckout.api.checkout.ManualReviewRequiredEvent;
 import io.durablecheckout.orchestrator.config.EventProcessingConfiguration;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import org.axonframework.config.ProcessingGroup;
 import org.axonframework.eventhandling.EventHandler;
 import org.axonframework.eventhandling.ReplayStatus;
@@ -22,6 +26,7 @@ import org.axonframework.messaging.unitofwork.UnitOfWork;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.stereotype.Component;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -81,30 +86,53 @@ public class CheckoutSummaryProjection {
         Map<String, CheckoutView> views = repository.findForUpdate(ids);
         Map<String, CheckoutView> changed = new LinkedHashMap<>();
         List<CheckoutEvent> toCount = new ArrayList<>();
+        List<StateLeft> left = new ArrayList<>();
         for (Applied e : events) {
             String id = e.event.checkoutId().value();
             CheckoutView current = views.get(id);
             if (current != null && current.version >= e.sequence) {
                 continue;
             }
+            String before = current == null ? null : current.state;
+            Instant since = current == null ? null : current.stateSince; // fold mutates the view: read it first
             CheckoutView next = CheckoutViewFolder.fold(current, e.event, e.sequence, e.at);
             views.put(id, next);
             changed.put(id, next);
             if (!e.replay) {
                 toCount.add(e.event);
+                if (before != null && since != null && !before.equals(next.state)) {
+                    left.add(new StateLeft(before, Duration.between(since, e.at)));
+                }
             }
         }
         repository.upsertAll(changed.values());
-        if (unitOfWork == null) {
+        Runnable record = () -> {
             toCount.forEach(this::count);
+            left.forEach(l -> Timer.builder("checkout.state.duration").tag("state", l.state)
+                    .description("time a checkout spent in a state, recorded when it leaves it")
+                    .register(meters).record(l.time));
+        };
+        if (unitOfWork == null) {
+            record.run();
         } else if (!toCount.isEmpty()) {
-            unitOfWork.afterCommit(u -> toCount.forEach(this::count)); // a rolled-back batch is re-run: count once
+            unitOfWork.afterCommit(u -> record.run()); // a rolled-back batch is re-run: count once
         }
     }
 
+    private record StateLeft(String state, Duration time) {
+    }
+
     private void count(CheckoutEvent event) {
+        if (event instanceof CheckoutCreatedEvent) {
+            counter("checkout.started");
+        } else if (event instanceof PaymentReconciliationScheduledEvent) {
+            counter("checkout.reconciliation.scheduled");
+        }
         if (event instanceof ActivityIntent intent) {
             counter("checkout.leases.granted", "step", intent.step().slug());
+            if (intent instanceof PaymentReconciliationRequestedEvent) {
+                counter("checkout.reconciliation.lookups");
+            }
         } else if (event instanceof ActivityLeaseRenewedEvent e) {
             counter("checkout.leases.renewed", "step", e.step().slug());
         } else if (event instanceof ActivityLeaseExpiredEvent e) {
@@ -118,6 +146,9 @@ public class CheckoutSummaryProjection {
                     e.reason() == null ? "none" : e.reason().name().toLowerCase());
         } else if (event instanceof ManualReviewRequiredEvent e) {
             counter("checkout.manual.review", "step", e.blockedStep().slug());
+            if (e.blockedStep() == io.durablecheckout.api.values.Step.RECONCILE_PAYMENT) {
+                counter("checkout.reconciliation.escalations"); // the lookups ran out: an operator decides
+            }
         }
     }
 
