@@ -140,7 +140,8 @@ public class CheckoutSummaryProjection {
         } else if (event instanceof ActivityResultRejectedEvent e) {
             counter("checkout.fencing.stale.results.rejected", "step", e.step().slug());
         } else if (event instanceof CheckoutCompletedEvent) {
-            counter("checkout.finished", "state", "completed");
+            // the same tag keys as a cancellation's: Prometheus refuses a second key set under one name
+            counter("checkout.finished", "state", "completed", "reason", "none");
         } else if (event instanceof CheckoutCancelledEvent e) {
             counter("checkout.finished", "state", "cancelled", "reason",
                     e.reason() == null ? "none" : e.reason().name().toLowerCase());
