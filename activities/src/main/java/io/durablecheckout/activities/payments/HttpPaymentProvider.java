@@ -71,8 +71,13 @@ public class HttpPaymentProvider implements PaymentProvider {
 
     @Override
     public AuthorizationAnswer authorize(OperationId operationId, Money amount, String paymentToken) {
+        return authorize(operationId, amount, paymentToken, null);
+    }
+
+    @Override
+    public AuthorizationAnswer authorize(OperationId operationId, Money amount, String paymentToken, String tenantId) {
         String body = JSON.writeValueAsString(new AuthorizationRequest(operationId.value(), amount.minor(),
-                amount.currency(), paymentToken));
+                amount.currency(), paymentToken, tenantId));
         Exchange exchange = send(post(ProviderProtocol.AUTHORIZATIONS, operationId.value(), body));
         if (exchange.notDelivered()) return new AuthorizationAnswer(UNAVAILABLE, null, exchange.failure());
         if (exchange.maybeDelivered()) return new AuthorizationAnswer(UNKNOWN, null, exchange.failure());

@@ -61,7 +61,8 @@ public class PaymentsResource {
             default:
                 break;
         }
-        AuthorizationAnswer answer = provider.authorize(operationId, amount, paymentToken);
+        AuthorizationAnswer answer = provider.authorize(operationId, amount, paymentToken,
+                tenantId == null ? null : tenantId.value());
         AuthorizationOutcome.Status status;
         String rowStatus;
         switch (answer.status()) {

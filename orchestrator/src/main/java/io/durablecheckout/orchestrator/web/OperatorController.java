@@ -126,7 +126,7 @@ public class OperatorController {
     }
 
     private static void requireOperator(Caller caller) {
-        if (!caller.isOperator()) {
+        if (!caller.has(Caller.Role.OPERATOR_REPAIR)) {
             throw new ApiProblemException(HttpStatus.FORBIDDEN, "forbidden", "Operators only",
                     "This action needs an operator API key");
         }

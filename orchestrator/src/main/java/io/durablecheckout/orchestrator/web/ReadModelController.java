@@ -24,7 +24,7 @@ public class ReadModelController {
 
     @PostMapping("/rebuild")
     public CheckoutSummaryRebuild.Result rebuild(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller) {
-        if (!caller.isOperator()) {
+        if (!caller.has(Caller.Role.OPERATOR_REPAIR)) {
             throw new ApiProblemException(HttpStatus.FORBIDDEN, "forbidden", "Operators only",
                     "This action needs an operator API key");
         }

@@ -1,0 +1,85 @@
+package io.durablecheckout.orchestrator.tenancy;
+
+import io.durablecheckout.orchestrator.web.Problems;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.HttpStatus;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.config.annotation.web.configuration.EnableWebSecurity;
+import org.springframework.security.config.annotation.web.configurers.AbstractHttpConfigurer;
+import org.springframework.security.config.http.SessionCreationPolicy;
+import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.access.intercept.AuthorizationFilter;
+
+import static io.durablecheckout.orchestrator.tenancy.Caller.Role.ADMIN;
+import static io.durablecheckout.orchestrator.tenancy.Caller.Role.OPERATOR_READ;
+import static io.durablecheckout.orchestrator.tenancy.Caller.Role.OPERATOR_REPAIR;
+import static io.durablecheckout.orchestrator.tenancy.Caller.Role.TENANT;
+
+/**
+ * Who may call what. Spring Security picks the first {@link SecurityFilterChain} whose matcher fits the request, in
+ * {@code @Order}:
+ * <ol>
+ *   <li>{@code @Order(1)}: reserved for the operators' dashboard (form login, session, CSRF) on
+ *       {@code /dashboard/**}, {@code /login}, {@code /logout}; it is defined next to the dashboard, not here.</li>
+ *   <li>{@code @Order(10)} {@link #apiChain}: {@code /api/**}, stateless, bearer API keys
+ *       ({@link ApiKeyAuthenticationFilter}), problem+json 401/403, no session, no CSRF (no cookies).
+ *       Provider webhooks are let through: their signature is their authentication.</li>
+ *   <li>{@code @Order(100)} {@link #surfaceChain}: everything else (actuator, OpenAPI, simulator).</li>
+ * </ol>
+ * The controllers check the same rules again on the {@link Caller} (defence in depth) and scope every read to the
+ * caller's tenant unless it may read across tenants.
+ */
+@Configuration(proxyBeanMethods = false)
+@EnableWebSecurity
+public class SecurityConfiguration {
+
+    public static final int API_CHAIN_ORDER = 10;
+    public static final int SURFACE_CHAIN_ORDER = 100;
+
+    @Bean
+    @Order(API_CHAIN_ORDER)
+    public SecurityFilterChain apiChain(HttpSecurity http, ApiKeys apiKeys) throws Exception {
+        http.securityMatcher("/api/**")
+                .csrf(AbstractHttpConfigurer::disable)
+                .formLogin(AbstractHttpConfigurer::disable)
+                .httpBasic(AbstractHttpConfigurer::disable)
+                .logout(AbstractHttpConfigurer::disable)
+                .requestCache(AbstractHttpConfigurer::disable)
+                .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+                .addFilterBefore(new ApiKeyAuthenticationFilter(apiKeys), AuthorizationFilter.class)
+                .exceptionHandling(e -> e
+                        .authenticationEntryPoint((request, response, ex) -> ApiKeyAuthenticationFilter.unauthorized(
+                                response, request, "Missing API key: send 'Authorization: Bearer <API key>'"))
+                        .accessDeniedHandler((request, response, ex) -> Problems.write(response, HttpStatus.FORBIDDEN,
+                                "forbidden", "Forbidden", "This API key's roles do not allow this call",
+                                request.getRequestURI())))
+                .authorizeHttpRequests(a -> a
+                        .requestMatchers(HttpMethod.POST, "/api/v1/payment-callbacks").permitAll()
+                        .requestMatchers("/api/v1/admin/**").hasRole(ADMIN.name())
+                        .requestMatchers(HttpMethod.GET, "/api/v1/operator/**").hasRole(OPERATOR_READ.name())
+                        .requestMatchers("/api/v1/operator/**").hasRole(OPERATOR_REPAIR.name())
+                        .requestMatchers(HttpMethod.GET, "/api/v1/checkouts", "/api/v1/checkouts/**")
+                        .hasAnyRole(TENANT.name(), OPERATOR_READ.name())
+                        .requestMatchers(HttpMethod.POST, "/api/v1/checkouts", "/api/v1/checkouts/*/cancel")
+                        .hasRole(TENANT.name())
+                        .anyRequest().denyAll());
+        return http.build();
+    }
+
+    /** Everything outside /api: stateless, no login page, nothing stored in a session. */
+    @Bean
+    @Order(SURFACE_CHAIN_ORDER)
+    public SecurityFilterChain surfaceChain(HttpSecurity http) throws Exception {
+        http.csrf(AbstractHttpConfigurer::disable)
+                .formLogin(AbstractHttpConfigurer::disable)
+                .httpBasic(AbstractHttpConfigurer::disable)
+                .logout(AbstractHttpConfigurer::disable)
+                .requestCache(AbstractHttpConfigurer::disable)
+                .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
+                .authorizeHttpRequests(a -> a.anyRequest().permitAll());
+        return http.build();
+    }
+}
