@@ -46,6 +46,14 @@ public class ActivitiesAutoConfiguration {
         return ResourceMutants.NONE;
     }
 
+    /** Seals and opens checkouts' personal data; erasure deletes a checkout's key. */
+    @Bean
+    @ConditionalOnMissingBean
+    @org.springframework.boot.autoconfigure.condition.ConditionalOnBean(javax.sql.DataSource.class)
+    public io.durablecheckout.activities.privacy.PersonalDataVault personalDataVault(javax.sql.DataSource dataSource) {
+        return new io.durablecheckout.activities.privacy.PersonalDataVault(dataSource);
+    }
+
     /** The real HTTP adapter unless the application supplies another {@link PaymentProvider}. */
     @Bean
     @ConditionalOnMissingBean(PaymentProvider.class)

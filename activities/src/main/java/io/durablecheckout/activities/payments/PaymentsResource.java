@@ -1,6 +1,8 @@
 package io.durablecheckout.activities.payments;
 
 import io.durablecheckout.activities.Bounds;
+import io.durablecheckout.activities.privacy.PersonalDataVault;
+
 import io.durablecheckout.activities.FencedOperations;
 import io.durablecheckout.activities.Savepoints;
 import io.durablecheckout.activities.FencedOperations.Claim;
@@ -40,6 +42,7 @@ public class PaymentsResource {
     private final PaymentProvider provider;
     private final ResourceMutants mutants;
     private final Savepoints savepoints;
+    private final PersonalDataVault vault;
 
     @Autowired
     public PaymentsResource(DataSource dataSource, PaymentProvider provider, ResourceMutants mutants) {
@@ -47,6 +50,7 @@ public class PaymentsResource {
         this.savepoints = new Savepoints(dataSource);
         this.operations = new FencedOperations(jdbc, OPERATIONS_TABLE);
         this.provider = provider;
+        this.vault = new PersonalDataVault(dataSource);
         this.mutants = mutants;
     }
 
@@ -79,7 +83,11 @@ public class PaymentsResource {
             default:
                 break;
         }
-        AuthorizationAnswer answer = provider.authorize(operationId, amount, paymentToken,
+        // The token arrives sealed (PersonalDataVault). Erased: the provider is still asked, under the same operation
+        // id, with a token that cannot authorize, so it answers with what it recorded earlier, or declines.
+        String plainToken = vault.open(checkoutId.value(), PersonalDataVault.PAYMENT_TOKEN, paymentToken)
+                .orElse(PersonalDataVault.ERASED);
+        AuthorizationAnswer answer = provider.authorize(operationId, amount, plainToken,
                 tenantId == null ? null : tenantId.value());
         AuthorizationOutcome.Status status;
         String rowStatus;

@@ -1,6 +1,10 @@
 package io.durablecheckout.orchestrator.tenancy;
 
 import io.durablecheckout.orchestrator.web.Problems;
+import io.durablecheckout.orchestrator.web.RequestLimitsFilter;
+import org.springframework.core.env.Environment;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.util.unit.DataSize;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
@@ -25,9 +29,12 @@ import static io.durablecheckout.orchestrator.tenancy.Caller.Role.TENANT;
  *   <li>{@code @Order(1)}: reserved for the operators' dashboard (form login, session, CSRF) on
  *       {@code /dashboard/**}, {@code /login}, {@code /logout}; it is defined next to the dashboard, not here.</li>
  *   <li>{@code @Order(10)} {@link #apiChain}: {@code /api/**}, stateless, bearer API keys
- *       ({@link ApiKeyAuthenticationFilter}), problem+json 401/403, no session, no CSRF (no cookies).
+ *       ({@link ApiKeyAuthenticationFilter}), problem+json 401/403, no session, no CSRF (no cookies). Its
+ *       filters, in order: {@link RequestLimitsFilter} (413/415 before anything is read), the key, then
+ *       {@link RateLimitFilter} (429 per tenant), then the role rules below.
  *       Provider webhooks are let through: their signature is their authentication.</li>
- *   <li>{@code @Order(100)} {@link #surfaceChain}: everything else (actuator, OpenAPI, simulator).</li>
+ *   <li>{@code @Order(100)} {@link #surfaceChain}: everything else: actuator and OpenAPI (operator-read key, or
+ *       public with {@code checkout.security.public-operations=true}), health (public), simulator (demo only).</li>
  * </ol>
  * The controllers check the same rules again on the {@link Caller} (defence in depth) and scope every read to the
  * caller's tenant unless it may read across tenants.
@@ -41,7 +48,12 @@ public class SecurityConfiguration {
 
     @Bean
     @Order(API_CHAIN_ORDER)
-    public SecurityFilterChain apiChain(HttpSecurity http, ApiKeys apiKeys) throws Exception {
+    public SecurityFilterChain apiChain(HttpSecurity http, ApiKeys apiKeys, JdbcTemplate jdbc, Environment env)
+            throws Exception {
+        RequestLimitsFilter limits = new RequestLimitsFilter(
+                env.getProperty("checkout.http.max-body-size", DataSize.class, DataSize.ofKilobytes(64)).toBytes());
+        RateLimitFilter rates = new RateLimitFilter(jdbc,
+                env.getProperty("checkout.rate-limit.requests-per-second", Long.class, 1000L));
         http.securityMatcher("/api/**")
                 .csrf(AbstractHttpConfigurer::disable)
                 .formLogin(AbstractHttpConfigurer::disable)
@@ -49,7 +61,9 @@ public class SecurityConfiguration {
                 .logout(AbstractHttpConfigurer::disable)
                 .requestCache(AbstractHttpConfigurer::disable)
                 .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
-                .addFilterBefore(new ApiKeyAuthenticationFilter(apiKeys), AuthorizationFilter.class)
+                .addFilterBefore(limits, AuthorizationFilter.class)
+                .addFilterAfter(new ApiKeyAuthenticationFilter(apiKeys), RequestLimitsFilter.class)
+                .addFilterAfter(rates, ApiKeyAuthenticationFilter.class)
                 .exceptionHandling(e -> e
                         .authenticationEntryPoint((request, response, ex) -> ApiKeyAuthenticationFilter.unauthorized(
                                 response, request, "Missing API key: send 'Authorization: Bearer <API key>'"))
@@ -69,17 +83,41 @@ public class SecurityConfiguration {
         return http.build();
     }
 
-    /** Everything outside /api: stateless, no login page, nothing stored in a session. */
+    /**
+     * Everything outside /api (and outside the dashboard's chain): stateless, bearer keys as in the API. Health is
+     * public (load balancers; it shows only UP/DOWN). The rest of actuator and the OpenAPI document need an
+     * operator-read key, unless {@code checkout.security.public-operations=true}, meant for a management port
+     * ({@code management.server.port}) reachable only from a private network. The simulator's endpoints exist only
+     * when the simulator is on, which on a configured database takes an explicit opt-in.
+     */
     @Bean
     @Order(SURFACE_CHAIN_ORDER)
-    public SecurityFilterChain surfaceChain(HttpSecurity http) throws Exception {
+    public SecurityFilterChain surfaceChain(HttpSecurity http, ApiKeys apiKeys, Environment env) throws Exception {
+        boolean publicOperations = env.getProperty("checkout.security.public-operations", Boolean.class, false);
         http.csrf(AbstractHttpConfigurer::disable)
                 .formLogin(AbstractHttpConfigurer::disable)
                 .httpBasic(AbstractHttpConfigurer::disable)
                 .logout(AbstractHttpConfigurer::disable)
                 .requestCache(AbstractHttpConfigurer::disable)
                 .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
-                .authorizeHttpRequests(a -> a.anyRequest().permitAll());
+                .addFilterBefore(new ApiKeyAuthenticationFilter(apiKeys), AuthorizationFilter.class)
+                .exceptionHandling(e -> e
+                        .authenticationEntryPoint((request, response, ex) -> ApiKeyAuthenticationFilter.unauthorized(
+                                response, request, "Missing API key: send 'Authorization: Bearer <operator key>'"))
+                        .accessDeniedHandler((request, response, ex) -> Problems.write(response, HttpStatus.FORBIDDEN,
+                                "forbidden", "Forbidden", "Operations endpoints need an operator-read key",
+                                request.getRequestURI())))
+                .authorizeHttpRequests(a -> {
+                    a.requestMatchers("/actuator/health", "/actuator/health/**").permitAll();
+                    if (publicOperations) {
+                        a.requestMatchers("/actuator/**", "/v3/api-docs", "/v3/api-docs/**", "/v3/api-docs.yaml")
+                                .permitAll();
+                    } else {
+                        a.requestMatchers("/actuator/**", "/v3/api-docs", "/v3/api-docs/**", "/v3/api-docs.yaml")
+                                .hasRole(OPERATOR_READ.name());
+                    }
+                    a.anyRequest().permitAll();
+                });
         return http.build();
     }
 }

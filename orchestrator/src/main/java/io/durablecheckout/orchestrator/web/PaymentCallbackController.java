@@ -2,6 +2,7 @@ package io.durablecheckout.orchestrator.web;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.durablecheckout.activities.payments.HttpPaymentProvider;
 import io.durablecheckout.activities.payments.WebhookSecret;
 import io.durablecheckout.activities.payments.WebhookSignatures;
 import io.durablecheckout.api.activity.PaymentLookupOutcome;
@@ -168,7 +169,13 @@ public class PaymentCallbackController {
         List<String> errors = new ArrayList<>();
         String eventId = token(n, "eventId", true, errors);
         String operationId = token(n, "operationId", true, errors);
-        String reference = token(n, "reference", false, errors);
+        // The provider's text: any length it likes, stored bounded (as the provider client stores it).
+        JsonNode ref = n.path("reference");
+        String reference = null;
+        if (!ref.isMissingNode() && !ref.isNull()) {
+            if (ref.isTextual()) reference = HttpPaymentProvider.bounded(ref.asText());
+            else errors.add("reference: a string");
+        }
         String tenantId = token(n, "tenantId", true, errors);
         String status = n.path("status").isTextual() ? n.path("status").asText() : null;
         String currency = n.path("currency").isTextual() ? n.path("currency").asText() : null;
