@@ -74,6 +74,18 @@ public class CheckoutSummaryRepository {
 
     /** One statement for any number of rows (arrays unnested), so a batch costs one round trip. */
     public void upsertAll(Collection<CheckoutView> views) {
+        upsertAll(TABLE, views);
+    }
+
+    public static final String TABLE = "checkout_summary";
+    /** Where {@link CheckoutSummaryRebuild} builds the next table while reads go on against the current one. */
+    public static final String SHADOW_TABLE = "checkout_summary_rebuild";
+
+    /** @param table {@link #TABLE} or {@link #SHADOW_TABLE}, never input */
+    void upsertAll(String table, Collection<CheckoutView> views) {
+        if (!TABLE.equals(table) && !SHADOW_TABLE.equals(table)) {
+            throw new IllegalArgumentException(table);
+        }
         if (views.isEmpty()) {
             return;
         }
@@ -99,8 +111,8 @@ public class CheckoutSummaryRepository {
             i++;
         }
         jdbc.update("""
-                INSERT INTO checkout_summary (checkout_id, tenant_id, state, version, terminal, waiting_reason,
-                                              next_deadline, view, created_at, updated_at, state_entered_at)
+                INSERT INTO %s (checkout_id, tenant_id, state, version, terminal, waiting_reason,
+                                next_deadline, view, created_at, updated_at, state_entered_at)
                 SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::boolean[], ?::text[],
                                      ?::timestamptz[], ?::jsonb[], ?::timestamptz[], ?::timestamptz[],
                                      ?::timestamptz[])
@@ -108,7 +120,8 @@ public class CheckoutSummaryRepository {
                     terminal = EXCLUDED.terminal, waiting_reason = EXCLUDED.waiting_reason,
                     next_deadline = EXCLUDED.next_deadline, view = EXCLUDED.view, updated_at = EXCLUDED.updated_at,
                     state_entered_at = EXCLUDED.state_entered_at
-                """, ids, tenants, states, versions, terminal, reasons, deadlines, json, created, updated, since);
+                """.formatted(table), ids, tenants, states, versions, terminal, reasons, deadlines, json, created, updated,
+                since);
     }
 
     public void truncate() {

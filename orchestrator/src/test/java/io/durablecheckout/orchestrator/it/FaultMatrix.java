@@ -92,7 +92,8 @@ final class FaultMatrix {
         String row() {
             return String.format("| %s | %s | %d | %d | %d | %d | %d | %s | %.1f | %s |", fault, boundary, run,
                     checkouts, lost, duplicated, invisibleStuck, effects, recoverySeconds,
-                    ok() ? "pass" : "FAIL " + violations);
+                    ok() ? "pass" : "FAIL " + (violations.size() <= 3 ? violations
+                            : violations.subList(0, 3) + " and " + (violations.size() - 3) + " more"));
         }
     }
 
