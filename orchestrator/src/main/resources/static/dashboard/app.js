@@ -183,8 +183,9 @@ async function watchJob(jobId) {
     const pct = job.total ? Math.round(100 * handled / job.total) : 100;
     $('#bulk-result').innerHTML = `<div class="preview" id="bulk-job"><p>${esc(job.action)}: ${handled} of ${job.total}
       (done ${job.done}, skipped ${job.skipped}, failed ${job.failed})${job.finished ? ' · finished' : ''}</p>
-      <div class="progress"><div style="width:${pct}%"></div></div>
+      <div class="progress"><div id="bulk-progress"></div></div>
       ${job.problems.map(p => `<div class="muted mono">${esc(p)}</div>`).join('')}</div>`;
+    $('#bulk-progress').style.width = pct + '%'; // set through the DOM: the CSP allows no inline style attributes
     if (!job.finished) setTimeout(() => watchJob(jobId), 500);
 }
 
@@ -240,7 +241,7 @@ async function refreshDetail() {
     const mr = v.manualReview;
     const inState = v.stateSince ? Math.round((Date.now() - Date.parse(v.stateSince)) / 1000) : null;
     $('#detail-summary').innerHTML = `<div class="card"><h2 class="mono">${esc(v.checkoutId)} ${stateTag(v.state)}
-        <span id="detail-state" style="display:none">${esc(v.state)}</span></h2>
+        <span id="detail-state" class="hidden">${esc(v.state)}</span></h2>
       <div class="grid2"><dl class="kv">
         <dt>Tenant</dt><dd>${esc(v.tenantId)}</dd>
         <dt>Amount</dt><dd>${money(v.amount?.minor, v.amount?.currency)}</dd>
@@ -283,7 +284,7 @@ async function refreshDetail() {
       <div class="card"><h2>Reconciliation lookups</h2>${lookups ? `<table><thead><tr><th class="num">#</th><th>Issued</th><th>About</th><th class="num">Token</th><th>Answer</th></tr></thead><tbody>${lookups}</tbody></table>` : '<p class="muted">none</p>'}
         <h3>Payment service records</h3>${ops ? `<table><thead><tr><th>Operation</th><th>Kind</th><th>Status</th><th class="num">Token</th><th class="num">Attempts</th><th>Reference</th><th>Detail</th></tr></thead><tbody>${ops}</tbody></table>` : '<p class="muted">none</p>'}
         ${d.providerNotifications.length ? '<h3>Provider notifications</h3>' + d.providerNotifications.map(n => `<div class="mono">${esc(n.notification_id)}: ${esc(n.status)} ×${n.deliveries}</div>`).join('') : ''}</div>
-      <div class="card"><h2>Timeline <label class="check" style="font-weight:normal;font-size:12px"><input type="checkbox" id="timeline-full" ${keepFull}> full JSON</label></h2>
+      <div class="card"><h2>Timeline <label class="check small"><input type="checkbox" id="timeline-full" ${keepFull}> full JSON</label></h2>
         <table id="timeline"><thead><tr><th class="num">#</th><th>At</th><th>Event</th><th>State after</th><th>Who / why</th><th>What</th></tr></thead><tbody>${tl}</tbody></table></div>`;
     $('#timeline-full').onchange = () => refreshDetail();
     const ask = $('#ask-provider');
@@ -359,7 +360,7 @@ async function previewRepair() {
         $('#repair-confirm').onclick = async () => {
             try {
                 const v = await api(`/dashboard/api/checkouts/${encodeURIComponent(detailId)}/actions`, {method: 'POST', body: {...body, version: p.version}});
-                out.innerHTML = `<p class="ok" id="repair-done">${esc(body.action)} recorded; the checkout is now ${esc(v.state)}.</p>`;
+                out.innerHTML = `<p class="ok" id="repair-done">${esc(body.action)} recorded by ${esc(me.name)} (version ${v.version}); the page follows the checkout as it moves.</p>`;
                 refreshDetail();
             } catch (e) { out.innerHTML = `<p class="error" id="repair-error">${esc(e.message)}</p>`; }
         };
@@ -395,7 +396,7 @@ async function refreshProcessors() {
     const p = await api('/dashboard/api/processors');
     $('#processors').innerHTML = `<p class="muted">Head of the event store: position ${p.headPosition}</p>` + p.processors.map(x => `
       <div class="card processor"><h2>${esc(x.name)} ${x.error ? '<span class="mismatch">error</span>' : x.running ? '<span class="ok">running</span>' : '<span class="muted">not running here</span>'}
-        <span class="muted" style="font-weight:normal">lag ${x.lagEvents} events, ${dur(x.lagSeconds)}</span></h2>
+        <span class="muted small">lag ${x.lagEvents} events, ${dur(x.lagSeconds)}</span></h2>
         <table><thead><tr><th class="num">Segment</th><th>Claimed by</th><th>Claim renewed</th><th class="num">Position</th><th class="num">Lag (events)</th>
         <th class="num">Lag</th><th>Here</th><th>Error</th></tr></thead><tbody>${x.segments.map(s => `<tr>
           <td class="num">${s.segment}</td><td class="mono">${esc(s.owner ?? 'unclaimed')}</td><td>${esc(s.claimedAt ?? '')}</td>

@@ -136,10 +136,10 @@ public class CheckoutInspector {
         out.put("providerReference", answer.reference());
         out.put("detail", answer.detail());
         out.put("askedAt", clock.instant().toString());
-        boolean providerDecided = "AUTHORIZED".equals(says) || "DECLINED".equals(says);
-        boolean checkoutDecided = "AUTHORIZED".equals(recorded) || "DECLINED".equals(recorded);
-        boolean mismatch = (providerDecided && checkoutDecided && !says.equals(recorded))
-                || ("AUTHORIZED".equals(recorded) && "NOT_FOUND".equals(says))
+        // Flagged: an authorization the provider does not confirm, a decline the provider authorized, or two references.
+        boolean mismatch = ("AUTHORIZED".equals(recorded) && says != null && !"AUTHORIZED".equals(says)
+                && !"LOOKUP_FAILED".equals(says))
+                || ("DECLINED".equals(recorded) && "AUTHORIZED".equals(says))
                 || ("AUTHORIZED".equals(says) && "AUTHORIZED".equals(recorded) && view.providerReference != null
                 && answer.reference() != null && !view.providerReference.equals(answer.reference()));
         out.put("mismatch", mismatch);

@@ -17,6 +17,7 @@ import org.axonframework.messaging.MetaData;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.security.web.csrf.CsrfToken;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -75,9 +76,19 @@ public class DashboardApiController {
         this.clock = clock;
     }
 
+    /** Who is signed in, and the CSRF token the page sends with every POST. */
     @GetMapping("/me")
-    public DashboardAccess.Operator me(HttpServletRequest request) {
-        return access.reader(request);
+    public Map<String, Object> me(HttpServletRequest request) {
+        DashboardAccess.Operator who = access.reader(request);
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("name", who.name());
+        out.put("keyId", who.caller().keyId());
+        out.put("canRepair", who.canRepair());
+        if (request.getAttribute(CsrfToken.class.getName()) instanceof CsrfToken csrf) {
+            out.put("csrf", Map.of("headerName", csrf.getHeaderName(), "parameterName", csrf.getParameterName(),
+                    "token", csrf.getToken()));
+        }
+        return out;
     }
 
     @GetMapping("/checkouts")
@@ -150,7 +161,7 @@ public class DashboardApiController {
             default -> new RequestCancellationCommand(id, CancellationReason.OPERATOR_REQUEST, reason, version, now);
         };
         RepairPreview.Preview p = previews.dryRun(GenericCommandMessage.asCommandMessage(command).andMetaData(
-                MetaData.with(CorrelationConfiguration.ACTOR, "operator:" + who.name())
+                MetaData.with(CorrelationConfiguration.ACTOR, "operator:" + who.caller().tenantId())
                         .and(CorrelationConfiguration.REASON, reason)
                         .and(CorrelationConfiguration.ACTED_AT, now.toString())));
         Map<String, Object> out = new LinkedHashMap<>(RepairPreview.describe(p));

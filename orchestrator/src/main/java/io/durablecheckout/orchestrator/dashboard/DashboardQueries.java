@@ -156,8 +156,7 @@ public class DashboardQueries {
                        CASE WHEN state_entered_at >= ? THEN 'under 5 min' WHEN state_entered_at >= ? THEN '5 min to 1 h'
                             WHEN state_entered_at >= ? THEN '1 h to 24 h' ELSE 'over 24 h' END AS age,
                        count(*), sum((view -> 'amount' ->> 'minor')::bigint)
-                FROM checkout_summary WHERE NOT terminal""" + tenantSql + """
-                 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3""", rs -> {
+                FROM checkout_summary WHERE NOT terminal""" + tenantSql + " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3", rs -> {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("state", rs.getString(1));
             m.put("currency", rs.getString(2));
