@@ -240,8 +240,8 @@ async function refreshDetail() {
     const w = v.waiting || {};
     const mr = v.manualReview;
     const inState = v.stateSince ? Math.round((Date.now() - Date.parse(v.stateSince)) / 1000) : null;
-    $('#detail-summary').innerHTML = `<div class="card"><h2 class="mono">${esc(v.checkoutId)} ${stateTag(v.state)}
-        <span id="detail-state" class="hidden">${esc(v.state)}</span></h2>
+    $('#detail-summary').innerHTML = `<div class="card"><h2 class="mono">${esc(v.checkoutId)}
+        <span class="state ${esc(v.state)}" id="detail-state">${esc(v.state)}</span></h2>
       <div class="grid2"><dl class="kv">
         <dt>Tenant</dt><dd>${esc(v.tenantId)}</dd>
         <dt>Amount</dt><dd>${money(v.amount?.minor, v.amount?.currency)}</dd>

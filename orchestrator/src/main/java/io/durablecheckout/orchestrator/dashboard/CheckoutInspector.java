@@ -2,6 +2,9 @@ package io.durablecheckout.orchestrator.dashboard;
 
 import io.durablecheckout.activities.payments.PaymentProvider;
 import io.durablecheckout.api.checkout.CheckoutEvent;
+import io.durablecheckout.api.checkout.ManualReviewRequiredEvent;
+import io.durablecheckout.api.checkout.PaymentAuthorizedEvent;
+import io.durablecheckout.api.checkout.PaymentDeclinedEvent;
 import io.durablecheckout.api.checkout.PaymentReconciliationRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentReconciliationScheduledEvent;
 import io.durablecheckout.api.values.OperationId;
@@ -73,8 +76,18 @@ public class CheckoutInspector {
                 l.put("about", r.authorizationOperationId().value());
                 l.put("fencingToken", r.lease().fencingToken().value());
                 lookups.add(l);
-            } else if (payload instanceof PaymentReconciliationScheduledEvent s && !lookups.isEmpty()) {
-                lookups.get(lookups.size() - 1).put("answer", s.lastAnswer());
+            } else if (!lookups.isEmpty() && !lookups.get(lookups.size() - 1).containsKey("answer")) {
+                // what the last lookup's answer led to: another round, a decision, or an operator
+                Map<String, Object> last = lookups.get(lookups.size() - 1);
+                if (payload instanceof PaymentReconciliationScheduledEvent s) {
+                    last.put("answer", s.lastAnswer());
+                } else if (payload instanceof PaymentAuthorizedEvent) {
+                    last.put("answer", "AUTHORIZED");
+                } else if (payload instanceof PaymentDeclinedEvent d) {
+                    last.put("answer", "DECLINED: " + d.reason());
+                } else if (payload instanceof ManualReviewRequiredEvent r) {
+                    last.put("answer", "inconclusive; " + r.reason());
+                }
             }
         }
         Map<String, Object> out = new LinkedHashMap<>();
