@@ -9,7 +9,9 @@ import io.durablecheckout.api.values.CheckoutId;
 import io.durablecheckout.orchestrator.config.CorrelationConfiguration;
 import io.durablecheckout.orchestrator.readmodel.CheckoutView;
 import io.durablecheckout.orchestrator.web.ApiProblemException;
+import io.durablecheckout.orchestrator.deadletter.ParkedEvents;
 import io.durablecheckout.orchestrator.web.CheckoutService;
+import io.durablecheckout.orchestrator.web.DeadLetterController;
 import io.durablecheckout.orchestrator.web.OperatorController;
 import jakarta.servlet.http.HttpServletRequest;
 import org.axonframework.commandhandling.GenericCommandMessage;
@@ -59,11 +61,16 @@ public class DashboardApiController {
     private final CheckoutService checkouts;
     private final DashboardProperties properties;
     private final Clock clock;
+    private final DeadLetterController deadLetters;
+    private final ParkedEvents parked;
 
     public DashboardApiController(DashboardAccess access, DashboardQueries queries, CheckoutInspector inspector,
                                   RepairPreview previews, BulkRepairs bulk, ProcessorsView processors,
                                   OperatorController operator, CheckoutService checkouts,
-                                  DashboardProperties properties, Clock clock) {
+                                  DashboardProperties properties, Clock clock, DeadLetterController deadLetters,
+                                  ParkedEvents parked) {
+        this.deadLetters = deadLetters;
+        this.parked = parked;
         this.access = access;
         this.queries = queries;
         this.inspector = inspector;
@@ -129,6 +136,7 @@ public class DashboardApiController {
         DashboardAccess.Operator who = access.reader(request);
         Map<String, Object> out = inspector.inspect(who.caller(), checkoutId).orElseThrow(() -> notFound(checkoutId));
         out.put("thresholds", properties.thresholds());
+        out.put("deadLetters", parked.forCheckouts(List.of(checkoutId)).values().stream().flatMap(List::stream).toList());
         return out;
     }
 
@@ -255,14 +263,32 @@ public class DashboardApiController {
         return processors.processors();
     }
 
-    /**
-     * DEAD LETTERS: placeholder until the dead-letter queue and its operator API (/api/v1/operator/dead-letters)
-     * are merged; the processors page shows this answer in its dead-letter panel.
-     */
+    /** Events parked in the dead-letter queues (poison events), through the operator API's own code path. */
     @GetMapping("/dead-letters")
     public Map<String, Object> deadLetters(HttpServletRequest request) {
-        access.reader(request);
-        return Map.of("available", false, "detail", "dead-letter queues are not part of this build yet");
+        DashboardAccess.Operator who = access.reader(request);
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("available", true);
+        out.put("processors", parked.processors());
+        out.put("deadLetters", deadLetters.list(who.caller(), null, null, "100").deadLetters());
+        return out;
+    }
+
+    public record EvictBody(String reason) {
+    }
+
+    @PostMapping("/dead-letters/{processor}/{checkoutId}/retry")
+    public DeadLetterController.RetryResult retryDeadLetters(HttpServletRequest request, @PathVariable String processor,
+                                                             @PathVariable String checkoutId) {
+        return deadLetters.retry(access.repairer(request).caller(), processor, checkoutId);
+    }
+
+    @PostMapping("/dead-letters/{processor}/{checkoutId}/evict")
+    public DeadLetterController.EvictResult evictDeadLetters(HttpServletRequest request, @PathVariable String processor,
+                                                             @PathVariable String checkoutId,
+                                                             @RequestBody(required = false) EvictBody body) {
+        return deadLetters.evict(access.repairer(request).caller(), processor, checkoutId,
+                new DeadLetterController.EvictRequest(body == null ? null : body.reason()));
     }
 
     private static boolean eligible(String action, String state) {

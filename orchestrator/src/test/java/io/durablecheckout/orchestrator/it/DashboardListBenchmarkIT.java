@@ -96,7 +96,7 @@ class DashboardListBenchmarkIT extends IntegrationTestBase {
                            'stateSince', created, 'amount', jsonb_build_object('minor', 100 + i % 90000, 'currency', 'EUR'),
                            'items', jsonb_build_array(jsonb_build_object('sku', 'SKU-0001', 'quantity', 1)),
                            'idempotencyKey', 'bench-key-' || i, 'providerReference', 'psp-' || i,
-                           'activities', CASE WHEN i % 1000 = 7 THEN jsonb_build_object('authorize-payment',
+                           'activities', CASE WHEN i % 1000 = 991 THEN jsonb_build_object('authorize-payment',
                                jsonb_build_object('operationId', id || '/authorize-payment', 'attempt', 3,
                                'fencingToken', 3, 'status', 'retry_scheduled', 'lastOutcome', '503')) ELSE '{}'::jsonb END),
                        created, created, created
