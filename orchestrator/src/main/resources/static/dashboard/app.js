@@ -183,8 +183,9 @@ async function watchJob(jobId) {
     const pct = job.total ? Math.round(100 * handled / job.total) : 100;
     $('#bulk-result').innerHTML = `<div class="preview" id="bulk-job"><p>${esc(job.action)}: ${handled} of ${job.total}
       (done ${job.done}, skipped ${job.skipped}, failed ${job.failed})${job.finished ? ' · finished' : ''}</p>
-      <div class="progress"><div style="width:${pct}%"></div></div>
+      <div class="progress"><div id="bulk-progress"></div></div>
       ${job.problems.map(p => `<div class="muted mono">${esc(p)}</div>`).join('')}</div>`;
+    $('#bulk-progress').style.width = pct + '%'; // set through the DOM: the CSP allows no inline style attributes
     if (!job.finished) setTimeout(() => watchJob(jobId), 500);
 }
 
@@ -239,8 +240,8 @@ async function refreshDetail() {
     const w = v.waiting || {};
     const mr = v.manualReview;
     const inState = v.stateSince ? Math.round((Date.now() - Date.parse(v.stateSince)) / 1000) : null;
-    $('#detail-summary').innerHTML = `<div class="card"><h2 class="mono">${esc(v.checkoutId)} ${stateTag(v.state)}
-        <span id="detail-state" style="display:none">${esc(v.state)}</span></h2>
+    $('#detail-summary').innerHTML = `<div class="card"><h2 class="mono">${esc(v.checkoutId)}
+        <span class="state ${esc(v.state)}" id="detail-state">${esc(v.state)}</span></h2>
       <div class="grid2"><dl class="kv">
         <dt>Tenant</dt><dd>${esc(v.tenantId)}</dd>
         <dt>Amount</dt><dd>${money(v.amount?.minor, v.amount?.currency)}</dd>
@@ -280,10 +281,11 @@ async function refreshDetail() {
         <div class="card"><h2>Pending deadlines (db-scheduler)</h2>${dls ? `<table id="deadlines"><thead><tr><th>Deadline</th><th>Due</th><th>Status</th><th class="num">Failures</th></tr></thead><tbody>${dls}</tbody></table>` : '<p class="muted" id="deadlines">none</p>'}</div>
         <div class="card"><h2>Provider's view beside the checkout's</h2><div id="provider-view">${providerHtml()}</div></div>
       </div>
+      ${d.deadLetters.length ? `<div class="card"><h2 class="mismatch">Parked events (dead letters)</h2>${d.deadLetters.map(x => `<div>${esc(x.processor)}: ${x.parked} parked since ${esc(when(x.since))}, first ${esc(x.eventType)}: <span class="error">${esc(x.cause)}</span> (<a href="#/processors">retry or evict</a>)</div>`).join('')}</div>` : ''}
       <div class="card"><h2>Reconciliation lookups</h2>${lookups ? `<table><thead><tr><th class="num">#</th><th>Issued</th><th>About</th><th class="num">Token</th><th>Answer</th></tr></thead><tbody>${lookups}</tbody></table>` : '<p class="muted">none</p>'}
         <h3>Payment service records</h3>${ops ? `<table><thead><tr><th>Operation</th><th>Kind</th><th>Status</th><th class="num">Token</th><th class="num">Attempts</th><th>Reference</th><th>Detail</th></tr></thead><tbody>${ops}</tbody></table>` : '<p class="muted">none</p>'}
         ${d.providerNotifications.length ? '<h3>Provider notifications</h3>' + d.providerNotifications.map(n => `<div class="mono">${esc(n.notification_id)}: ${esc(n.status)} ×${n.deliveries}</div>`).join('') : ''}</div>
-      <div class="card"><h2>Timeline <label class="check" style="font-weight:normal;font-size:12px"><input type="checkbox" id="timeline-full" ${keepFull}> full JSON</label></h2>
+      <div class="card"><h2>Timeline <label class="check small"><input type="checkbox" id="timeline-full" ${keepFull}> full JSON</label></h2>
         <table id="timeline"><thead><tr><th class="num">#</th><th>At</th><th>Event</th><th>State after</th><th>Who / why</th><th>What</th></tr></thead><tbody>${tl}</tbody></table></div>`;
     $('#timeline-full').onchange = () => refreshDetail();
     const ask = $('#ask-provider');
@@ -359,7 +361,7 @@ async function previewRepair() {
         $('#repair-confirm').onclick = async () => {
             try {
                 const v = await api(`/dashboard/api/checkouts/${encodeURIComponent(detailId)}/actions`, {method: 'POST', body: {...body, version: p.version}});
-                out.innerHTML = `<p class="ok" id="repair-done">${esc(body.action)} recorded; the checkout is now ${esc(v.state)}.</p>`;
+                out.innerHTML = `<p class="ok" id="repair-done">${esc(body.action)} recorded by ${esc(me.name)} (version ${v.version}); the page follows the checkout as it moves.</p>`;
                 refreshDetail();
             } catch (e) { out.innerHTML = `<p class="error" id="repair-error">${esc(e.message)}</p>`; }
         };
@@ -395,7 +397,7 @@ async function refreshProcessors() {
     const p = await api('/dashboard/api/processors');
     $('#processors').innerHTML = `<p class="muted">Head of the event store: position ${p.headPosition}</p>` + p.processors.map(x => `
       <div class="card processor"><h2>${esc(x.name)} ${x.error ? '<span class="mismatch">error</span>' : x.running ? '<span class="ok">running</span>' : '<span class="muted">not running here</span>'}
-        <span class="muted" style="font-weight:normal">lag ${x.lagEvents} events, ${dur(x.lagSeconds)}</span></h2>
+        <span class="muted small">lag ${x.lagEvents} events, ${dur(x.lagSeconds)}</span></h2>
         <table><thead><tr><th class="num">Segment</th><th>Claimed by</th><th>Claim renewed</th><th class="num">Position</th><th class="num">Lag (events)</th>
         <th class="num">Lag</th><th>Here</th><th>Error</th></tr></thead><tbody>${x.segments.map(s => `<tr>
           <td class="num">${s.segment}</td><td class="mono">${esc(s.owner ?? 'unclaimed')}</td><td>${esc(s.claimedAt ?? '')}</td>
@@ -403,9 +405,31 @@ async function refreshProcessors() {
           <td>${s.heldHere ? (s.replaying ? 'replaying' : s.caughtUp ? 'caught up' : 'catching up') : ''}</td>
           <td class="error">${esc(s.lastError ?? '')}</td></tr>`).join('')}</tbody></table></div>`).join('');
     const dl = await api('/dashboard/api/dead-letters');
-    $('#dead-letters').innerHTML = dl.available === false
-        ? `<h2>Dead letters</h2><div class="placeholder" id="dead-letters-placeholder">DEAD LETTERS: ${esc(dl.detail)}. Retry and evict appear here once the dead-letter queue is merged.</div>`
-        : `<h2>Dead letters</h2><pre>${esc(JSON.stringify(dl, null, 2))}</pre>`;
+    const card = $('#dead-letters');
+    if (card.contains(document.activeElement)) return; // the operator is typing a reason: do not redraw
+    const rows = dl.deadLetters.map(d => `<tr data-dl="${esc(d.processor)}|${esc(d.checkoutId)}">
+      <td>${esc(d.processor)}</td><td class="mono"><a href="#/checkout/${encodeURIComponent(d.checkoutId)}">${esc(d.checkoutId)}</a></td>
+      <td class="num">${d.parked}</td><td>${esc(d.eventType)}</td><td class="error">${esc(d.cause)}</td><td>${esc(when(d.since))}</td>
+      <td>${me?.canRepair ? '<button class="dl-retry">Retry</button> <button class="dl-evict danger">Evict</button>' : ''}</td></tr>`).join('');
+    card.innerHTML = `<h2>Dead letters (${dl.deadLetters.length})</h2>
+      <p class="muted">Events a processor could not handle, parked per checkout (queues: ${dl.processors.map(esc).join(', ')}).
+      Retry once the cause is fixed; evict gives them up for good (reason required).</p>
+      ${rows ? `<table id="dead-letter-table"><thead><tr><th>Processor</th><th>Checkout</th><th class="num">Parked</th><th>First event</th><th>Cause</th><th>Since</th><th></th></tr></thead><tbody>${rows}</tbody></table>
+      <label>Reason for evicting <input id="dl-reason" size="40"></label>` : '<p class="muted" id="no-dead-letters">none</p>'}
+      <div id="dl-result"></div>`;
+    card.querySelectorAll('tr[data-dl]').forEach(tr => {
+        const [processor, checkoutId] = tr.dataset.dl.split('|');
+        const base = `/dashboard/api/dead-letters/${encodeURIComponent(processor)}/${encodeURIComponent(checkoutId)}`;
+        const report = (text, bad) => $('#dl-result').innerHTML = `<p class="${bad ? 'error' : 'ok'}">${esc(text)}</p>`;
+        tr.querySelector('.dl-retry')?.addEventListener('click', async () => {
+            try { const r = await api(base + '/retry', {method: 'POST', body: {}}); report(r.handled ? 'handled' : 'failed again: still parked', !r.handled); }
+            catch (e) { report(e.message, true); }
+        });
+        tr.querySelector('.dl-evict')?.addEventListener('click', async () => {
+            try { const r = await api(base + '/evict', {method: 'POST', body: {reason: $('#dl-reason').value}}); report(`evicted ${r.evicted}`); }
+            catch (e) { report(e.message, true); }
+        });
+    });
 }
 
 // ------------------------------------------------------------------------------------------------ routing

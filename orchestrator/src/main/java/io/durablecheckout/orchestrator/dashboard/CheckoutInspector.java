@@ -2,6 +2,9 @@ package io.durablecheckout.orchestrator.dashboard;
 
 import io.durablecheckout.activities.payments.PaymentProvider;
 import io.durablecheckout.api.checkout.CheckoutEvent;
+import io.durablecheckout.api.checkout.ManualReviewRequiredEvent;
+import io.durablecheckout.api.checkout.PaymentAuthorizedEvent;
+import io.durablecheckout.api.checkout.PaymentDeclinedEvent;
 import io.durablecheckout.api.checkout.PaymentReconciliationRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentReconciliationScheduledEvent;
 import io.durablecheckout.api.values.OperationId;
@@ -73,8 +76,18 @@ public class CheckoutInspector {
                 l.put("about", r.authorizationOperationId().value());
                 l.put("fencingToken", r.lease().fencingToken().value());
                 lookups.add(l);
-            } else if (payload instanceof PaymentReconciliationScheduledEvent s && !lookups.isEmpty()) {
-                lookups.get(lookups.size() - 1).put("answer", s.lastAnswer());
+            } else if (!lookups.isEmpty() && !lookups.get(lookups.size() - 1).containsKey("answer")) {
+                // what the last lookup's answer led to: another round, a decision, or an operator
+                Map<String, Object> last = lookups.get(lookups.size() - 1);
+                if (payload instanceof PaymentReconciliationScheduledEvent s) {
+                    last.put("answer", s.lastAnswer());
+                } else if (payload instanceof PaymentAuthorizedEvent) {
+                    last.put("answer", "AUTHORIZED");
+                } else if (payload instanceof PaymentDeclinedEvent d) {
+                    last.put("answer", "DECLINED: " + d.reason());
+                } else if (payload instanceof ManualReviewRequiredEvent r) {
+                    last.put("answer", "inconclusive; " + r.reason());
+                }
             }
         }
         Map<String, Object> out = new LinkedHashMap<>();
@@ -136,10 +149,10 @@ public class CheckoutInspector {
         out.put("providerReference", answer.reference());
         out.put("detail", answer.detail());
         out.put("askedAt", clock.instant().toString());
-        boolean providerDecided = "AUTHORIZED".equals(says) || "DECLINED".equals(says);
-        boolean checkoutDecided = "AUTHORIZED".equals(recorded) || "DECLINED".equals(recorded);
-        boolean mismatch = (providerDecided && checkoutDecided && !says.equals(recorded))
-                || ("AUTHORIZED".equals(recorded) && "NOT_FOUND".equals(says))
+        // Flagged: an authorization the provider does not confirm, a decline the provider authorized, or two references.
+        boolean mismatch = ("AUTHORIZED".equals(recorded) && says != null && !"AUTHORIZED".equals(says)
+                && !"LOOKUP_FAILED".equals(says))
+                || ("DECLINED".equals(recorded) && "AUTHORIZED".equals(says))
                 || ("AUTHORIZED".equals(says) && "AUTHORIZED".equals(recorded) && view.providerReference != null
                 && answer.reference() != null && !view.providerReference.equals(answer.reference()));
         out.put("mismatch", mismatch);

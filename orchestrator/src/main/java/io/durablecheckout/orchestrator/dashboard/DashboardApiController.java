@@ -9,7 +9,9 @@ import io.durablecheckout.api.values.CheckoutId;
 import io.durablecheckout.orchestrator.config.CorrelationConfiguration;
 import io.durablecheckout.orchestrator.readmodel.CheckoutView;
 import io.durablecheckout.orchestrator.web.ApiProblemException;
+import io.durablecheckout.orchestrator.deadletter.ParkedEvents;
 import io.durablecheckout.orchestrator.web.CheckoutService;
+import io.durablecheckout.orchestrator.web.DeadLetterController;
 import io.durablecheckout.orchestrator.web.OperatorController;
 import jakarta.servlet.http.HttpServletRequest;
 import org.axonframework.commandhandling.GenericCommandMessage;
@@ -17,6 +19,7 @@ import org.axonframework.messaging.MetaData;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
+import org.springframework.security.web.csrf.CsrfToken;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -58,11 +61,16 @@ public class DashboardApiController {
     private final CheckoutService checkouts;
     private final DashboardProperties properties;
     private final Clock clock;
+    private final DeadLetterController deadLetters;
+    private final ParkedEvents parked;
 
     public DashboardApiController(DashboardAccess access, DashboardQueries queries, CheckoutInspector inspector,
                                   RepairPreview previews, BulkRepairs bulk, ProcessorsView processors,
                                   OperatorController operator, CheckoutService checkouts,
-                                  DashboardProperties properties, Clock clock) {
+                                  DashboardProperties properties, Clock clock, DeadLetterController deadLetters,
+                                  ParkedEvents parked) {
+        this.deadLetters = deadLetters;
+        this.parked = parked;
         this.access = access;
         this.queries = queries;
         this.inspector = inspector;
@@ -75,9 +83,19 @@ public class DashboardApiController {
         this.clock = clock;
     }
 
+    /** Who is signed in, and the CSRF token the page sends with every POST. */
     @GetMapping("/me")
-    public DashboardAccess.Operator me(HttpServletRequest request) {
-        return access.reader(request);
+    public Map<String, Object> me(HttpServletRequest request) {
+        DashboardAccess.Operator who = access.reader(request);
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("name", who.name());
+        out.put("keyId", who.caller().keyId());
+        out.put("canRepair", who.canRepair());
+        if (request.getAttribute(CsrfToken.class.getName()) instanceof CsrfToken csrf) {
+            out.put("csrf", Map.of("headerName", csrf.getHeaderName(), "parameterName", csrf.getParameterName(),
+                    "token", csrf.getToken()));
+        }
+        return out;
     }
 
     @GetMapping("/checkouts")
@@ -118,6 +136,7 @@ public class DashboardApiController {
         DashboardAccess.Operator who = access.reader(request);
         Map<String, Object> out = inspector.inspect(who.caller(), checkoutId).orElseThrow(() -> notFound(checkoutId));
         out.put("thresholds", properties.thresholds());
+        out.put("deadLetters", parked.forCheckouts(List.of(checkoutId)).values().stream().flatMap(List::stream).toList());
         return out;
     }
 
@@ -150,7 +169,7 @@ public class DashboardApiController {
             default -> new RequestCancellationCommand(id, CancellationReason.OPERATOR_REQUEST, reason, version, now);
         };
         RepairPreview.Preview p = previews.dryRun(GenericCommandMessage.asCommandMessage(command).andMetaData(
-                MetaData.with(CorrelationConfiguration.ACTOR, "operator:" + who.name())
+                MetaData.with(CorrelationConfiguration.ACTOR, "operator:" + who.caller().tenantId())
                         .and(CorrelationConfiguration.REASON, reason)
                         .and(CorrelationConfiguration.ACTED_AT, now.toString())));
         Map<String, Object> out = new LinkedHashMap<>(RepairPreview.describe(p));
@@ -244,14 +263,32 @@ public class DashboardApiController {
         return processors.processors();
     }
 
-    /**
-     * DEAD LETTERS: placeholder until the dead-letter queue and its operator API (/api/v1/operator/dead-letters)
-     * are merged; the processors page shows this answer in its dead-letter panel.
-     */
+    /** Events parked in the dead-letter queues (poison events), through the operator API's own code path. */
     @GetMapping("/dead-letters")
     public Map<String, Object> deadLetters(HttpServletRequest request) {
-        access.reader(request);
-        return Map.of("available", false, "detail", "dead-letter queues are not part of this build yet");
+        DashboardAccess.Operator who = access.reader(request);
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("available", true);
+        out.put("processors", parked.processors());
+        out.put("deadLetters", deadLetters.list(who.caller(), null, null, "100").deadLetters());
+        return out;
+    }
+
+    public record EvictBody(String reason) {
+    }
+
+    @PostMapping("/dead-letters/{processor}/{checkoutId}/retry")
+    public DeadLetterController.RetryResult retryDeadLetters(HttpServletRequest request, @PathVariable String processor,
+                                                             @PathVariable String checkoutId) {
+        return deadLetters.retry(access.repairer(request).caller(), processor, checkoutId);
+    }
+
+    @PostMapping("/dead-letters/{processor}/{checkoutId}/evict")
+    public DeadLetterController.EvictResult evictDeadLetters(HttpServletRequest request, @PathVariable String processor,
+                                                             @PathVariable String checkoutId,
+                                                             @RequestBody(required = false) EvictBody body) {
+        return deadLetters.evict(access.repairer(request).caller(), processor, checkoutId,
+                new DeadLetterController.EvictRequest(body == null ? null : body.reason()));
     }
 
     private static boolean eligible(String action, String state) {

@@ -7,6 +7,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.support.ui.ExpectedConditions;
@@ -100,7 +101,13 @@ class DashboardBrowserIT extends IntegrationTestBase {
                 .isEqualTo(1);
         wait(10).until(ExpectedConditions.textToBePresentInElementLocated(By.id("timeline"),
                 "provider confirmed the charge by phone"));
+        // the provider still answers PENDING for this token: the provider's view beside the checkout's flags it
+        browser.findElement(By.id("ask-provider")).click();
+        wait(10).until(ExpectedConditions.visibilityOfElementLocated(By.id("mismatch")));
+        assertThat(browser.findElement(By.id("provider-says")).getText()).contains("PENDING");
+        browser.manage().window().setSize(new Dimension(1400, 2600));
         Browser.screenshot(browser, "detail");
+        browser.manage().window().setSize(new Dimension(1400, 1000));
     }
 
     @Test
