@@ -119,6 +119,22 @@ class DashboardApiIT extends IntegrationTestBase {
         }
     }
 
+    @Test
+    void liveCountsByStateEqualACountOfTheReadModel() {
+        start("tok_approve");
+        start("tok_decline");
+        DashboardSession operator = signedIn();
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            java.util.Map<String, Long> expected = new java.util.TreeMap<>();
+            jdbc.query("SELECT state, count(*) FROM checkout_summary GROUP BY state",
+                    rs -> { expected.put(rs.getString(1), rs.getLong(2)); });
+            java.util.Map<String, Long> shown = new java.util.TreeMap<>();
+            operator.get("/dashboard/api/counts").json().path("byState").properties()
+                    .forEach(e -> shown.put(e.getKey(), e.getValue().asLong()));
+            assertThat(shown).isEqualTo(expected);
+        });
+    }
+
     private DashboardSession signedIn() {
         DashboardSession s = new DashboardSession(port);
         assertThat(s.signIn("operator", HttpApi.OPERATOR_KEY)).doesNotContain("error");
