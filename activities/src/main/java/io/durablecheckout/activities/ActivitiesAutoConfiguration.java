@@ -39,6 +39,13 @@ public class ActivitiesAutoConfiguration {
         return WebhookSecret.from(environment, dataSource::getObject);
     }
 
+    /** No mutant: the orchestrator's fault injection supplies its own when one is switched on. */
+    @Bean
+    @ConditionalOnMissingBean
+    public ResourceMutants resourceMutants() {
+        return ResourceMutants.NONE;
+    }
+
     /** Seals and opens checkouts' personal data; erasure deletes a checkout's key. */
     @Bean
     @ConditionalOnMissingBean

@@ -111,12 +111,19 @@ public class HttpPaymentProvider implements PaymentProvider {
 
     @Override
     public LookupAnswer lookup(OperationId authorizationOperationId) {
-        HttpRequest request = HttpRequest.newBuilder(uri(ProviderProtocol.AUTHORIZATIONS + "/"
+        return lookup(authorizationOperationId, null);
+    }
+
+    @Override
+    public LookupAnswer lookup(OperationId authorizationOperationId, OperationId lookupOperationId) {
+        HttpRequest.Builder builder = HttpRequest.newBuilder(uri(ProviderProtocol.AUTHORIZATIONS + "/"
                         + ProviderProtocol.pathOf(authorizationOperationId.value())))
                 .timeout(requestTimeout)
-                .header("Accept", "application/json")
-                .GET()
-                .build();
+                .header("Accept", "application/json");
+        if (lookupOperationId != null) {
+            builder.header(ProviderProtocol.IDEMPOTENCY_KEY, lookupOperationId.value());
+        }
+        HttpRequest request = builder.GET().build();
         Exchange exchange = send(request);
         if (!exchange.delivered()) {
             return new LookupAnswer(PaymentLookupOutcome.LOOKUP_FAILED, null, exchange.failure());

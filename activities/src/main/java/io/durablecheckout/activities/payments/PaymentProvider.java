@@ -19,6 +19,14 @@ public interface PaymentProvider {
 
     LookupAnswer lookup(OperationId authorizationOperationId);
 
+    /**
+     * A lookup that names the lookup operation asking (sent as its Idempotency-Key, so the provider's request log
+     * can tell rounds apart). A read: the key deduplicates nothing.
+     */
+    default LookupAnswer lookup(OperationId authorizationOperationId, OperationId lookupOperationId) {
+        return lookup(authorizationOperationId);
+    }
+
     CompensationAnswer voidAuthorization(OperationId authorizationOperationId, OperationId voidOperationId,
                                          Money amount);
 

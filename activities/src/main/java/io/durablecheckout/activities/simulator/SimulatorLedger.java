@@ -62,6 +62,23 @@ public class SimulatorLedger {
     public record CompensationResult(int httpStatus, String status, String reference, String reason) {
     }
 
+    /**
+     * Logs a request as it arrives, before anything is decided, like a provider's request log: the fault matrix
+     * counts effects here (who called about which operation, with which key, when), not in our own tables.
+     */
+    void logCall(String action, String operationId, String idempotencyKey) {
+        transactions.executeWithoutResult(tx -> jdbc.update("INSERT INTO simulator_calls (action, operation_id,"
+                        + " idempotency_key) VALUES (:action, :op, :key)",
+                new MapSqlParameterSource()
+                        .addValue("action", action)
+                        .addValue("op", operationId == null ? "" : clip(operationId))
+                        .addValue("key", idempotencyKey == null ? null : clip(idempotencyKey))));
+    }
+
+    private static String clip(String s) {
+        return s.length() <= 255 ? s : s.substring(0, 255);
+    }
+
     AuthorizeResult authorize(AuthorizationRequest request, PaymentTokenBehaviour behaviour, int downForAttempts) {
         return transactions.execute(tx -> {
             Authorization current = lockOrCreate(request.operationId(), request.paymentToken(), request.amountMinor(),

@@ -15,7 +15,9 @@ import io.durablecheckout.orchestrator.readmodel.CheckoutSummaryRepository;
 import io.durablecheckout.orchestrator.readmodel.CheckoutView;
 import io.durablecheckout.orchestrator.readmodel.CheckoutViewFolder;
 import io.durablecheckout.orchestrator.tenancy.Caller;
+import io.durablecheckout.orchestrator.deadletter.ParkedEvents;
 import org.axonframework.commandhandling.gateway.CommandGateway;
+import org.springframework.beans.factory.ObjectProvider;
 import org.axonframework.eventhandling.DomainEventMessage;
 import org.axonframework.eventsourcing.eventstore.DomainEventStream;
 import org.axonframework.eventsourcing.eventstore.EventStore;
@@ -31,6 +33,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
@@ -48,16 +51,19 @@ public class CheckoutService {
     private final EventStore eventStore;
     private final CheckoutSummaryRepository summaries;
     private final Clock clock;
+    private final ObjectProvider<ParkedEvents> parkedEvents;
     private final PersonalDataVault vault;
 
     public CheckoutService(CommandGateway commands, QueryGateway queries, EventStore eventStore,
-                           CheckoutSummaryRepository summaries, Clock clock, PersonalDataVault vault) {
+                           CheckoutSummaryRepository summaries, Clock clock, ObjectProvider<ParkedEvents> parkedEvents,
+                           PersonalDataVault vault) {
         this.vault = vault;
         this.commands = commands;
         this.queries = queries;
         this.eventStore = eventStore;
         this.summaries = summaries;
         this.clock = clock;
+        this.parkedEvents = parkedEvents;
     }
 
     public record Submitted(CheckoutId checkoutId, boolean replayed) {
@@ -172,7 +178,7 @@ public class CheckoutService {
                 ? summaries.findAnyTenant(checkoutId)
                 : summaries.find(caller.tenantId(), checkoutId);
         if (view.isPresent()) {
-            return view;
+            return view.map(v -> withParked(List.of(v)).get(0));
         }
         CheckoutView folded = null;
         for (DomainEventMessage<?> m : history(checkoutId)) {
@@ -182,12 +188,45 @@ public class CheckoutService {
         if (folded == null || (!caller.isOperator() && !caller.tenantId().equals(folded.tenantId))) {
             return Optional.empty();
         }
-        return Optional.of(folded);
+        return Optional.of(withParked(List.of(folded)).get(0));
     }
 
     public List<CheckoutView> list(Caller caller, String state, boolean waitingOnly, int limit) {
-        return summaries.list(caller.isOperator() ? null : caller.tenantId(), state, waitingOnly, limit).stream()
-                .map(this::revealed).toList();
+        return withParked(summaries.list(caller.isOperator() ? null : caller.tenantId(), state, waitingOnly, limit)
+                .stream().map(this::revealed).toList());
+    }
+
+    /**
+     * Marks checkouts with parked events as stuck, with the reason: a parked event waits for an operator, whatever
+     * the read model (which may itself be the processor that parked it) says the checkout is waiting for.
+     */
+    private List<CheckoutView> withParked(List<CheckoutView> views) {
+        ParkedEvents parked = parkedEvents.getIfAvailable();
+        if (parked == null || views.isEmpty()) {
+            return views;
+        }
+        Map<String, List<ParkedEvents.Sequence>> byCheckout =
+                parked.forCheckouts(views.stream().map(v -> v.checkoutId).toList());
+        for (CheckoutView v : views) {
+            List<ParkedEvents.Sequence> sequences = byCheckout.get(v.checkoutId);
+            if (sequences == null) {
+                continue;
+            }
+            v.parked = sequences.stream().map(s -> new CheckoutView.Parked(s.processor(), s.parked(), s.eventType(),
+                    s.cause(), s.since())).toList();
+            ParkedEvents.Sequence first = sequences.get(0);
+            CheckoutView.Waiting was = v.waiting;
+            v.waiting = new CheckoutView.Waiting(
+                    "stuck: the " + first.processor() + " processor parked " + first.eventType() + " ("
+                            + first.cause() + "); this checkout's later events there wait behind it",
+                    was == null ? null : was.nextDeadline(),
+                    "an operator fixes the cause and retries (POST /api/v1/operator/dead-letters/" + first.processor()
+                            + "/" + v.checkoutId + "/retry) or evicts the parked events"
+                            + (was == null || was.onDeadline() == null ? "" : "; meanwhile at the deadline: "
+                            + was.onDeadline()),
+                    was == null ? null : was.known(), was == null ? null : was.unknown());
+        }
+        return views;
     }
 
     /** The checkout's own event stream, in order; empty if it does not exist or belongs to another tenant. */
