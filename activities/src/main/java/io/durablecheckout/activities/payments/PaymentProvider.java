@@ -12,6 +12,11 @@ public interface PaymentProvider {
 
     AuthorizationAnswer authorize(OperationId operationId, Money amount, String paymentToken);
 
+    /** With the merchant (tenant) the provider records and names in its notifications. */
+    default AuthorizationAnswer authorize(OperationId operationId, Money amount, String paymentToken, String tenantId) {
+        return authorize(operationId, amount, paymentToken);
+    }
+
     LookupAnswer lookup(OperationId authorizationOperationId);
 
     /**

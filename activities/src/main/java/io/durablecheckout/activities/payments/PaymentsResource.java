@@ -1,6 +1,10 @@
 package io.durablecheckout.activities.payments;
 
+import io.durablecheckout.activities.Bounds;
+import io.durablecheckout.activities.privacy.PersonalDataVault;
+
 import io.durablecheckout.activities.FencedOperations;
+import io.durablecheckout.activities.Savepoints;
 import io.durablecheckout.activities.FencedOperations.Claim;
 import io.durablecheckout.activities.payments.PaymentProvider.AuthorizationAnswer;
 import io.durablecheckout.activities.payments.PaymentProvider.CompensationAnswer;
@@ -37,12 +41,16 @@ public class PaymentsResource {
     private final FencedOperations operations;
     private final PaymentProvider provider;
     private final ResourceMutants mutants;
+    private final Savepoints savepoints;
+    private final PersonalDataVault vault;
 
     @Autowired
     public PaymentsResource(DataSource dataSource, PaymentProvider provider, ResourceMutants mutants) {
         this.jdbc = new NamedParameterJdbcTemplate(dataSource);
+        this.savepoints = new Savepoints(dataSource);
         this.operations = new FencedOperations(jdbc, OPERATIONS_TABLE);
         this.provider = provider;
+        this.vault = new PersonalDataVault(dataSource);
         this.mutants = mutants;
     }
 
@@ -56,6 +64,11 @@ public class PaymentsResource {
      */
     public AuthorizationOutcome authorize(CheckoutId checkoutId, TenantId tenantId, OperationId operationId,
                                           FencingToken token, Money amount, String paymentToken) {
+        return savepoints.run(() -> authorizeOnce(checkoutId, tenantId, operationId, token, amount, paymentToken));
+    }
+
+    private AuthorizationOutcome authorizeOnce(CheckoutId checkoutId, TenantId tenantId, OperationId operationId,
+                                               FencingToken token, Money amount, String paymentToken) {
         Claim claim = claim(operationId, "AUTHORIZE", checkoutId, tenantId, token, null, amount);
         if (claim.stale()) {
             return AuthorizationOutcome.stale(claim.highestAccepted());
@@ -70,7 +83,12 @@ public class PaymentsResource {
             default:
                 break;
         }
-        AuthorizationAnswer answer = provider.authorize(operationId, amount, paymentToken);
+        // The token arrives sealed (PersonalDataVault). Erased: the provider is still asked, under the same operation
+        // id, with a token that cannot authorize, so it answers with what it recorded earlier, or declines.
+        String plainToken = vault.open(checkoutId.value(), PersonalDataVault.PAYMENT_TOKEN, paymentToken)
+                .orElse(PersonalDataVault.ERASED);
+        AuthorizationAnswer answer = provider.authorize(operationId, amount, plainToken,
+                tenantId == null ? null : tenantId.value());
         AuthorizationOutcome.Status status;
         String rowStatus;
         switch (answer.status()) {
@@ -104,6 +122,12 @@ public class PaymentsResource {
      */
     public LookupResult lookup(CheckoutId checkoutId, TenantId tenantId, OperationId lookupOperationId,
                                FencingToken token, OperationId authorizationOperationId) {
+        return savepoints.run(() -> lookupOnce(checkoutId, tenantId, lookupOperationId, token,
+                authorizationOperationId));
+    }
+
+    private LookupResult lookupOnce(CheckoutId checkoutId, TenantId tenantId, OperationId lookupOperationId,
+                                    FencingToken token, OperationId authorizationOperationId) {
         Claim claim = claim(lookupOperationId, "LOOKUP", checkoutId, tenantId, token, authorizationOperationId, null);
         if (claim.stale()) {
             return LookupResult.staleOwner(claim.highestAccepted());
@@ -149,6 +173,13 @@ public class PaymentsResource {
     private CompensationOutcome compensate(String kind, String doneStatus, CheckoutId checkoutId, TenantId tenantId,
                                            OperationId operationId, FencingToken token,
                                            OperationId authorizationOperationId, Money amount) {
+        return savepoints.run(() -> compensateOnce(kind, doneStatus, checkoutId, tenantId, operationId, token,
+                authorizationOperationId, amount));
+    }
+
+    private CompensationOutcome compensateOnce(String kind, String doneStatus, CheckoutId checkoutId,
+                                               TenantId tenantId, OperationId operationId, FencingToken token,
+                                               OperationId authorizationOperationId, Money amount) {
         Claim claim = claim(operationId, kind, checkoutId, tenantId, token, authorizationOperationId, amount);
         if (claim.stale()) {
             return CompensationOutcome.stale(claim.highestAccepted());
@@ -192,8 +223,8 @@ public class PaymentsResource {
                 new MapSqlParameterSource()
                         .addValue("op", authorizationOperationId.value())
                         .addValue("status", status)
-                        .addValue("ref", clip(reference, 255))
-                        .addValue("detail", clip(detail)));
+                        .addValue("ref", Bounds.require("provider_reference", reference, Bounds.PROVIDER_REFERENCE))
+                        .addValue("detail", Bounds.clip(detail, Bounds.DETAIL)));
     }
 
     private Claim claim(OperationId operationId, String kind, CheckoutId checkoutId, TenantId tenantId,
@@ -217,16 +248,10 @@ public class PaymentsResource {
                 new MapSqlParameterSource()
                         .addValue("op", operationId.value())
                         .addValue("status", status)
-                        .addValue("ref", reference)
-                        .addValue("detail", clip(detail)));
-    }
-
-    private static String clip(String detail) {
-        return clip(detail, 1000);
-    }
-
-    private static String clip(String s, int max) {
-        return s == null || s.length() <= max ? s : s.substring(0, max - 3) + "...";
+                        // the provider's reference is evidence (void, refund, disputes): rejected if it does not
+                        // fit, never cut (a cut reference would name another authorization)
+                        .addValue("ref", Bounds.require("provider_reference", reference, Bounds.PROVIDER_REFERENCE))
+                        .addValue("detail", Bounds.clip(detail, Bounds.DETAIL)));
     }
 
     /** The recorded status of an operation, for tests and operators. */

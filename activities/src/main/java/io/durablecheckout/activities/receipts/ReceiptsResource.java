@@ -1,6 +1,10 @@
 package io.durablecheckout.activities.receipts;
 
+import io.durablecheckout.activities.Bounds;
+import io.durablecheckout.activities.privacy.PersonalDataVault;
+
 import io.durablecheckout.activities.FencedOperations;
+import io.durablecheckout.activities.Savepoints;
 import io.durablecheckout.activities.FencedOperations.Claim;
 import io.durablecheckout.api.values.CheckoutId;
 import io.durablecheckout.api.values.FencingToken;
@@ -35,11 +39,15 @@ public class ReceiptsResource {
     private final FencedOperations operations;
     private final MailPort mail;
     private final ResourceMutants mutants;
+    private final Savepoints savepoints;
+    private final PersonalDataVault vault;
 
     @Autowired
     public ReceiptsResource(DataSource dataSource, MailPort mail, ResourceMutants mutants) {
         this.jdbc = new NamedParameterJdbcTemplate(dataSource);
+        this.savepoints = new Savepoints(dataSource);
         this.operations = new FencedOperations(jdbc, OPERATIONS_TABLE);
+        this.vault = new PersonalDataVault(dataSource);
         this.mail = mail;
         this.mutants = mutants;
     }
@@ -51,9 +59,20 @@ public class ReceiptsResource {
 
     public DeliveryOutcome send(Kind kind, CheckoutId checkoutId, TenantId tenantId, OperationId operationId,
                                 FencingToken token, OutboundMessage message) {
+        return savepoints.run(() -> sendOnce(kind, checkoutId, tenantId, operationId, token, message));
+    }
+
+    private DeliveryOutcome sendOnce(Kind kind, CheckoutId checkoutId, TenantId tenantId, OperationId operationId,
+                                     FencingToken token, OutboundMessage message) {
+        Bounds.require("subject", message.subject(), 500);
         Map<String, Object> columns = FencedOperations.baseColumns(operationId, kind.name(), checkoutId.value(),
                 tenantId.value(), token);
-        columns.put("recipient", message.recipient());
+        // The address arrives sealed (PersonalDataVault). Erased: the message is recorded as done without being sent
+        // (there is nobody to send it to), so the workflow still finishes.
+        String recipient = vault.open(checkoutId.value(), PersonalDataVault.EMAIL, message.recipient())
+                .orElse(PersonalDataVault.ERASED);
+        Bounds.require("recipient", recipient, Bounds.RECIPIENT); // the opened address: the sealed one is longer
+        columns.put("recipient", recipient);
         Claim claim = operations.claim(columns);
         if (claim.stale()) {
             return DeliveryOutcome.stale(claim.highestAccepted());
@@ -61,13 +80,16 @@ public class ReceiptsResource {
         if ("SENT".equals(claim.status()) && !mutants.sendMessageAgain()) {
             return DeliveryOutcome.sent(true);
         }
-        mail.send(operationId, operationId.value(), message);
+        boolean erased = PersonalDataVault.ERASED.equals(recipient);
+        if (!erased) {
+            mail.send(operationId, operationId.value(), new OutboundMessage(recipient, message.subject(), message.body()));
+        }
         // The unique operation_id makes a second insert impossible even if the status logic were bypassed.
-        jdbc.update("INSERT INTO outbound_messages (operation_id, recipient, subject, body)"
+        if (!erased) jdbc.update("INSERT INTO outbound_messages (operation_id, recipient, subject, body)"
                         + " VALUES (:op, :recipient, :subject, :body) ON CONFLICT (operation_id) DO NOTHING",
                 new MapSqlParameterSource()
                         .addValue("op", operationId.value())
-                        .addValue("recipient", message.recipient())
+                        .addValue("recipient", recipient)
                         .addValue("subject", message.subject())
                         .addValue("body", message.body()));
         jdbc.update("UPDATE receipt_operations SET status = 'SENT', updated_at = now(),"

@@ -34,12 +34,14 @@ public class PaymentProviderSimulator {
     private final SimulatorLedger ledger;
     private final SimulatorWebhookSender webhooks;
     private final SimulatorProperties properties;
+    private final SimulatorFaults faults;
 
     public PaymentProviderSimulator(SimulatorLedger ledger, SimulatorWebhookSender webhooks,
-                                    SimulatorProperties properties) {
+                                    SimulatorProperties properties, SimulatorFaults faults) {
         this.ledger = ledger;
         this.webhooks = webhooks;
         this.properties = properties;
+        this.faults = faults;
     }
 
     @PostMapping
@@ -64,7 +66,8 @@ public class PaymentProviderSimulator {
         }
         SimulatorLedger.Authorization authorization = result.authorization();
         if (result.fresh()) {
-            if (!"PENDING".equals(authorization.status())) {
+            // tok_long_reference sends none: the parked intent stays the only way its checkout learns the outcome
+            if (!"PENDING".equals(authorization.status()) && behaviour != PaymentTokenBehaviour.LONG_REFERENCE) {
                 webhooks.decided(authorization);
             }
             // Committed above; now hold the answer like a slow or stuck provider would.
@@ -75,7 +78,14 @@ public class PaymentProviderSimulator {
                 }
             }
         }
-        return ResponseEntity.ok(response(authorization));
+        AuthorizationResponse response = response(authorization);
+        if (behaviour == PaymentTokenBehaviour.LONG_REFERENCE && faults.oversizedReferences()
+                && response.reference() != null) {
+            response = new AuthorizationResponse(response.operationId(), response.status(),
+                    response.reference() + "-" + "X".repeat(SimulatorFaults.OVERSIZED_REFERENCE_LENGTH),
+                    response.reason());
+        }
+        return ResponseEntity.ok(response);
     }
 
     @GetMapping("/{*operationId}")

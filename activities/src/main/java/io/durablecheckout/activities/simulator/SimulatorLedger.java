@@ -33,7 +33,8 @@ public class SimulatorLedger {
     private static final RowMapper<Authorization> AUTHORIZATION = (rs, n) -> new Authorization(
             rs.getString("operation_id"), rs.getString("status"), rs.getString("reference"), rs.getString("reason"),
             rs.getBoolean("voided"), rs.getBoolean("refunded"), rs.getInt("refusals"),
-            rs.getTimestamp("updated_at").toInstant());
+            rs.getTimestamp("updated_at").toInstant(), rs.getString("tenant_id"), rs.getLong("amount_minor"),
+            rs.getString("currency"));
 
     private final NamedParameterJdbcTemplate jdbc;
     private final TransactionTemplate transactions;
@@ -46,7 +47,8 @@ public class SimulatorLedger {
 
     /** One authorization as recorded. {@code status} NEW means nothing has been decided (looks up as absent). */
     public record Authorization(String operationId, String status, String reference, String reason, boolean voided,
-                                boolean refunded, int refusals, Instant decidedAt) {
+                                boolean refunded, int refusals, Instant decidedAt, String tenantId,
+                                long amountMinor, String currency) {
         boolean decided() {
             return !"NEW".equals(status);
         }
@@ -80,7 +82,7 @@ public class SimulatorLedger {
     AuthorizeResult authorize(AuthorizationRequest request, PaymentTokenBehaviour behaviour, int downForAttempts) {
         return transactions.execute(tx -> {
             Authorization current = lockOrCreate(request.operationId(), request.paymentToken(), request.amountMinor(),
-                    request.currency());
+                    request.currency(), request.tenantId());
             if (current.decided()) {
                 return new AuthorizeResult(false, false, current);
             }
@@ -119,7 +121,7 @@ public class SimulatorLedger {
         return transactions.execute(tx -> {
             // Lock the authorization first: concurrent requests with the same key then serialize here.
             Authorization auth = lockOrCreate(authorizationOperationId, "", amountMinor == null ? 0 : amountMinor,
-                    currency == null || currency.length() != 3 ? "XXX" : currency);
+                    currency == null || currency.length() != 3 ? "XXX" : currency, null);
             List<CompensationResult> recorded = jdbc.query("SELECT http_status, status, reference, reason"
                             + " FROM simulator_idempotency WHERE idempotency_key = :key",
                     Map.of("key", idempotencyKey), (rs, n) -> new CompensationResult(rs.getInt("http_status"),
@@ -168,10 +170,13 @@ public class SimulatorLedger {
         return new CompensationResult(200, ProviderProtocol.REFUNDED, reference("SIM-REFUND-", key), null);
     }
 
-    private Authorization lockOrCreate(String operationId, String paymentToken, long amountMinor, String currency) {
-        jdbc.update("INSERT INTO simulator_authorizations (operation_id, payment_token, amount_minor, currency, status)"
-                        + " VALUES (:op, :token, :amount, :currency, 'NEW') ON CONFLICT (operation_id) DO NOTHING",
+    private Authorization lockOrCreate(String operationId, String paymentToken, long amountMinor, String currency,
+                                       String tenantId) {
+        jdbc.update("INSERT INTO simulator_authorizations (operation_id, payment_token, amount_minor, currency, status,"
+                        + " tenant_id) VALUES (:op, :token, :amount, :currency, 'NEW', :tenant)"
+                        + " ON CONFLICT (operation_id) DO NOTHING",
                 new MapSqlParameterSource()
+                        .addValue("tenant", tenantId)
                         .addValue("op", operationId)
                         .addValue("token", paymentToken == null ? "" : paymentToken)
                         .addValue("amount", amountMinor)

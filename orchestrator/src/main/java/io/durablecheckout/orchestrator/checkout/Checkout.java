@@ -93,7 +93,8 @@ import static org.axonframework.modelling.command.AggregateLifecycle.apply;
  * and accepts a result only if it carries the token of the lease currently in force.
  * <p>
  * Deterministic: time comes from the command or the deadline, ids are derived from the checkout id and the step,
- * durations from {@link WorkflowPolicy} are recorded in the events they shape. No clock, random or I/O here.
+ * and the {@link WorkflowPolicy} is the one recorded when the checkout was created, not the configuration of the
+ * day. No clock, random or I/O here.
  */
 @Aggregate(type = Checkout.TYPE)
 public class Checkout {
@@ -120,6 +121,8 @@ public class Checkout {
     private ManualResolution paymentOutcome;
     /** A provider notification contradicted the recorded outcome and no operator has looked at it yet. */
     private boolean disputeOpen;
+    /** Fixed when the checkout was created (recorded in its first event); never the current configuration. */
+    private WorkflowPolicy policy;
 
     protected Checkout() {
         // for Axon: rebuilt from events
@@ -128,7 +131,7 @@ public class Checkout {
     // ------------------------------------------------------------------------------------------------ commands
 
     @CommandHandler
-    public Checkout(StartCheckoutCommand cmd, DeadlineManager deadlines, WorkflowPolicy policy) {
+    public Checkout(StartCheckoutCommand cmd, DeadlineManager deadlines, WorkflowPolicy configured) {
         if (cmd.items() == null || cmd.items().isEmpty()) {
             throw new IllegalCheckoutTransitionException("a checkout has at least one line item", null,
                     "A checkout needs at least one line item");
@@ -139,7 +142,7 @@ public class Checkout {
         }
         apply(new CheckoutCreatedEvent(cmd.checkoutId(), cmd.tenantId(), List.copyOf(cmd.items()), cmd.amount(),
                 cmd.paymentToken(), cmd.customerEmail(), cmd.idempotencyKey(), cmd.requestFingerprint(),
-                cmd.requestedAt()))
+                cmd.requestedAt(), configured.recorded()))
                 // In a constructor Axon applies events after the handler returns; andThen runs once it is applied.
                 .andThen(() -> issue(Step.RESERVE_STOCK, cmd.requestedAt(), deadlines, policy));
     }
@@ -149,7 +152,7 @@ public class Checkout {
      * forever. A stale one is recorded as rejected; a duplicate of an applied one is acknowledged with no event.
      */
     @CommandHandler
-    public void handle(RecordActivityResultCommand cmd, DeadlineManager deadlines, WorkflowPolicy policy) {
+    public void handle(RecordActivityResultCommand cmd, DeadlineManager deadlines) {
         ActivityResultEvent result = cmd.result();
         if (result instanceof StaleOwnerRejectedEvent) {
             return; // the resource refused a stale owner; the current owner reports on its own
@@ -220,7 +223,7 @@ public class Checkout {
     }
 
     @CommandHandler
-    public void handle(RequestCancellationCommand cmd, DeadlineManager deadlines, WorkflowPolicy policy) {
+    public void handle(RequestCancellationCommand cmd, DeadlineManager deadlines) {
         if (cancelRequested || isCompensatingOrCancelled()) {
             return; // already being undone: the request is satisfied, acknowledged idempotently
         }
@@ -243,7 +246,7 @@ public class Checkout {
     }
 
     @CommandHandler
-    public void handle(ResolveManualReviewCommand cmd, DeadlineManager deadlines, WorkflowPolicy policy) {
+    public void handle(ResolveManualReviewCommand cmd, DeadlineManager deadlines) {
         if (disputeOpen && state != CheckoutState.MANUAL_REVIEW) {
             // Closing a dispute records the operator's finding; the recorded outcome and the workflow stand.
             apply(new ManualReviewResolvedEvent(checkoutId, cmd.resolution(), cmd.providerReference(), cmd.note()));
@@ -274,7 +277,7 @@ public class Checkout {
     }
 
     @CommandHandler
-    public void handle(RetryActivityCommand cmd, DeadlineManager deadlines, WorkflowPolicy policy) {
+    public void handle(RetryActivityCommand cmd, DeadlineManager deadlines) {
         requireManualReview("only a checkout in manual review is retried by an operator");
         Step step = blockedStep;
         apply(new OperatorRetryRequestedEvent(checkoutId, step));
@@ -286,7 +289,7 @@ public class Checkout {
     }
 
     @CommandHandler
-    public void handle(RecordProviderNotificationCommand cmd, DeadlineManager deadlines, WorkflowPolicy policy) {
+    public void handle(RecordProviderNotificationCommand cmd, DeadlineManager deadlines) {
         Run authorization = runs.get(Step.AUTHORIZE_PAYMENT);
         if (authorization == null || !authorization.lease.operationId().equals(cmd.authorizationOperationId())) {
             throw new IllegalCheckoutTransitionException("a notification names this checkout's authorization", state,
@@ -326,7 +329,7 @@ public class Checkout {
      * recorded as rejected: an expired lease is not revived, a newer owner is not displaced.
      */
     @CommandHandler
-    public void handle(RenewLeaseCommand cmd, DeadlineManager deadlines, WorkflowPolicy policy) {
+    public void handle(RenewLeaseCommand cmd, DeadlineManager deadlines) {
         ActivityHeartbeatEvent beat = cmd.heartbeat();
         Run run = runs.get(beat.step());
         FencingToken current = run == null ? null : run.lease.fencingToken();
@@ -357,8 +360,7 @@ public class Checkout {
     // ----------------------------------------------------------------------------------------------- deadlines
 
     @DeadlineHandler(deadlineName = Deadlines.LEASE_EXPIRED)
-    public void onLeaseExpired(LeaseExpiry expiry, @Timestamp Instant dueAt, DeadlineManager deadlines,
-                               WorkflowPolicy policy) {
+    public void onLeaseExpired(LeaseExpiry expiry, @Timestamp Instant dueAt, DeadlineManager deadlines) {
         Run run = runs.get(expiry.step());
         if (run == null || run.status != RunStatus.IN_FLIGHT || !run.lease.fencingToken().equals(expiry.fencingToken())) {
             return; // the result arrived, or a newer lease is in force
@@ -375,7 +377,7 @@ public class Checkout {
     }
 
     @DeadlineHandler(deadlineName = Deadlines.RETRY_DUE)
-    public void onRetryDue(RetryDue due, @Timestamp Instant dueAt, DeadlineManager deadlines, WorkflowPolicy policy) {
+    public void onRetryDue(RetryDue due, @Timestamp Instant dueAt, DeadlineManager deadlines) {
         Run run = runs.get(due.step());
         if (run == null || run.status != RunStatus.WAITING_RETRY || !run.lease.fencingToken().equals(due.failedToken())) {
             return;
@@ -387,8 +389,7 @@ public class Checkout {
     }
 
     @DeadlineHandler(deadlineName = Deadlines.RECONCILIATION_DUE)
-    public void onReconciliationDue(ReconciliationDue due, @Timestamp Instant dueAt, DeadlineManager deadlines,
-                                    WorkflowPolicy policy) {
+    public void onReconciliationDue(ReconciliationDue due, @Timestamp Instant dueAt, DeadlineManager deadlines) {
         if (state != CheckoutState.RECONCILIATION_PENDING || due.lookupNumber() != scheduledLookup) {
             return;
         }
@@ -552,6 +553,7 @@ public class Checkout {
         amount = e.amount();
         paymentToken = e.paymentToken();
         customerEmail = e.customerEmail();
+        policy = WorkflowPolicy.of(e.policy());
         state = CheckoutState.CREATED;
     }
 

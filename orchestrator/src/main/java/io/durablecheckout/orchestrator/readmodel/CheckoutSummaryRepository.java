@@ -91,7 +91,7 @@ public class CheckoutSummaryRepository {
         }
         int n = views.size();
         String[] ids = new String[n], tenants = new String[n], states = new String[n], reasons = new String[n],
-                deadlines = new String[n], json = new String[n], created = new String[n], updated = new String[n];
+                deadlines = new String[n], since = new String[n], json = new String[n], created = new String[n], updated = new String[n];
         Long[] versions = new Long[n];
         Boolean[] terminal = new Boolean[n];
         int i = 0;
@@ -104,6 +104,7 @@ public class CheckoutSummaryRepository {
             reasons[i] = v.waiting == null ? null : v.waiting.reason();
             deadlines[i] = v.waiting == null || v.waiting.nextDeadline() == null ? null
                     : v.waiting.nextDeadline().toString();
+            since[i] = v.stateSince == null ? null : v.stateSince.toString();
             json[i] = write(v);
             created[i] = v.createdAt.toString();
             updated[i] = v.updatedAt.toString();
@@ -111,13 +112,16 @@ public class CheckoutSummaryRepository {
         }
         jdbc.update("""
                 INSERT INTO %s (checkout_id, tenant_id, state, version, terminal, waiting_reason,
-                                next_deadline, view, created_at, updated_at)
+                                next_deadline, view, created_at, updated_at, state_entered_at)
                 SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::boolean[], ?::text[],
-                                     ?::timestamptz[], ?::jsonb[], ?::timestamptz[], ?::timestamptz[])
+                                     ?::timestamptz[], ?::jsonb[], ?::timestamptz[], ?::timestamptz[],
+                                     ?::timestamptz[])
                 ON CONFLICT (checkout_id) DO UPDATE SET state = EXCLUDED.state, version = EXCLUDED.version,
                     terminal = EXCLUDED.terminal, waiting_reason = EXCLUDED.waiting_reason,
-                    next_deadline = EXCLUDED.next_deadline, view = EXCLUDED.view, updated_at = EXCLUDED.updated_at
-                """.formatted(table), ids, tenants, states, versions, terminal, reasons, deadlines, json, created, updated);
+                    next_deadline = EXCLUDED.next_deadline, view = EXCLUDED.view, updated_at = EXCLUDED.updated_at,
+                    state_entered_at = EXCLUDED.state_entered_at
+                """.formatted(table), ids, tenants, states, versions, terminal, reasons, deadlines, json, created, updated,
+                since);
     }
 
     public void truncate() {

@@ -29,6 +29,7 @@ import java.nio.file.Path;
                 "checkout.simulator.webhooks.enabled=true",
                 "checkout.simulator.webhooks.duplicate=true",
                 "checkout.simulator.webhooks.delay=2500ms", // after the client timeout and the first lookup: late webhooks
+                "checkout.dashboard.stuck-after[manual_review]=3s", // DashboardBrowserIT: held past its threshold
         })
 @Import(HeldWorkers.Config.class)
 public abstract class IntegrationTestBase {

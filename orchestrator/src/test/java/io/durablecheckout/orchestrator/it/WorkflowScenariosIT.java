@@ -2,7 +2,8 @@ package io.durablecheckout.orchestrator.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.durablecheckout.activities.inventory.InventoryAdmin;
-import io.durablecheckout.activities.simulator.WebhookSignature;
+import io.durablecheckout.activities.payments.WebhookSecret;
+import io.durablecheckout.activities.payments.WebhookSignatures;
 import io.durablecheckout.api.values.Step;
 import io.durablecheckout.orchestrator.web.CheckoutService;
 import io.durablecheckout.api.values.TenantId;
@@ -34,6 +35,9 @@ class WorkflowScenariosIT extends IntegrationTestBase {
 
     @Autowired
     InventoryAdmin inventory;
+
+    @Autowired
+    WebhookSecret webhookSecret;
 
     @Autowired
     HeldWorkers held;
@@ -154,9 +158,11 @@ class WorkflowScenariosIT extends IntegrationTestBase {
         awaitState(id, "completed");
 
         String body = "{\"eventId\":\"evt-" + UUID.randomUUID() + "\",\"operationId\":\"" + id
-                + "/authorize-payment\",\"status\":\"DECLINED\",\"reference\":\"x\",\"occurredAt\":\"2026-01-01T00:00:00Z\"}";
-        assertThat(webhook(body, "bad-signature")).isEqualTo(401);
-        assertThat(webhook(body, WebhookSignature.sign(WebhookSignature.DEFAULT_SECRET, body))).isEqualTo(202);
+                + "/authorize-payment\",\"status\":\"DECLINED\",\"reference\":\"x\",\"tenantId\":\"demo\","
+                + "\"amountMinor\":2500,\"currency\":\"EUR\",\"occurredAt\":\"2026-01-01T00:00:00Z\"}";
+        long now = System.currentTimeMillis() / 1000;
+        assertThat(webhook(body, now, "v1=bad-signature")).isEqualTo(401);
+        assertThat(webhook(body, now, WebhookSignatures.sign(webhookSecret.value(), now, body))).isEqualTo(202);
 
         // the recorded outcome stands; the dispute keeps the checkout in the operators' queue
         JsonNode view = await().atMost(Duration.ofSeconds(10)).until(() -> api.get("/api/v1/checkouts/" + id).json(),
@@ -305,10 +311,12 @@ class WorkflowScenariosIT extends IntegrationTestBase {
                 + "\"reason\":\"provider dashboard shows it captured\"}";
     }
 
-    int webhook(String body, String signature) throws Exception {
+    int webhook(String body, long timestamp, String signature) throws Exception {
         HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                         URI.create("http://localhost:" + port + "/api/v1/payment-callbacks"))
-                .header("Content-Type", "application/json").header(WebhookSignature.HEADER, signature)
+                .header("Content-Type", "application/json")
+                .header(WebhookSignatures.TIMESTAMP_HEADER, Long.toString(timestamp))
+                .header(WebhookSignatures.SIGNATURE_HEADER, signature)
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
         return r.statusCode();
     }
