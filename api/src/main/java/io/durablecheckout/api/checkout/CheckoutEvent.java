@@ -26,6 +26,7 @@ public sealed interface CheckoutEvent permits
         ManualReviewRequiredEvent,
         ManualReviewResolvedEvent,
         PaymentOutcomeDisputedEvent,
+        ProviderNotificationHeldEvent,
         OperatorRetryRequestedEvent,
         StockReleaseRequestedEvent,
         StockReleasedEvent,

@@ -43,6 +43,7 @@ import io.durablecheckout.api.checkout.PaymentRefundRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentRefundedEvent;
 import io.durablecheckout.api.checkout.PaymentVoidRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentVoidedEvent;
+import io.durablecheckout.api.checkout.ProviderNotificationHeldEvent;
 import io.durablecheckout.api.checkout.ReceiptRequestedEvent;
 import io.durablecheckout.api.checkout.ReceiptSentEvent;
 import io.durablecheckout.api.checkout.StockReleaseRequestedEvent;
@@ -81,6 +82,7 @@ import org.axonframework.spring.stereotype.Aggregate;
 
 import java.time.Instant;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -120,6 +122,8 @@ public class Checkout {
     private ManualResolution paymentOutcome;
     /** A provider notification contradicted the recorded outcome and no operator has looked at it yet. */
     private boolean disputeOpen;
+    /** Notifications kept as evidence while the checkout was not the provider's to settle, by notification id. */
+    private final Map<String, ProviderNotificationHeldEvent> heldNotifications = new LinkedHashMap<>();
 
     protected Checkout() {
         // for Axon: rebuilt from events
@@ -254,15 +258,21 @@ public class Checkout {
             throw new IllegalCheckoutTransitionException("a resolution decides a payment outcome", state,
                     "This checkout is blocked on " + blockedStep.slug() + ", not on a payment outcome: retry or cancel it");
         }
-        if (cmd.resolution() == ManualResolution.AUTHORIZED
-                && (cmd.providerReference() == null || cmd.providerReference().isBlank())) {
+        String reference = cmd.providerReference();
+        if (cmd.resolution() == ManualResolution.AUTHORIZED && (reference == null || reference.isBlank())) {
+            // The provider's own notification, held during the review, is evidence enough: it is applied.
+            reference = heldNotifications.values().stream()
+                    .filter(n -> n.reportedOutcome() == ManualResolution.AUTHORIZED && n.providerReference() != null)
+                    .map(ProviderNotificationHeldEvent::providerReference).reduce((first, last) -> last).orElse(null);
+        }
+        if (cmd.resolution() == ManualResolution.AUTHORIZED && (reference == null || reference.isBlank())) {
             throw new IllegalCheckoutTransitionException("an authorization is resolved with the provider's reference",
                     state, "Resolving as authorized needs the provider's reference as evidence");
         }
-        apply(new ManualReviewResolvedEvent(checkoutId, cmd.resolution(), cmd.providerReference(), cmd.note()));
+        apply(new ManualReviewResolvedEvent(checkoutId, cmd.resolution(), reference, cmd.note()));
         Lease authorization = runs.get(Step.AUTHORIZE_PAYMENT).lease;
         if (cmd.resolution() == ManualResolution.AUTHORIZED) {
-            authorized(authorization.operationId(), authorization.fencingToken(), cmd.providerReference(),
+            authorized(authorization.operationId(), authorization.fencingToken(), reference,
                     cmd.resolvedAt(), deadlines, policy);
         } else {
             // The operator found no authorization; like a lookup's NOT_FOUND, void the operation id first so a
@@ -309,7 +319,13 @@ public class Checkout {
             return;
         }
         if (state == CheckoutState.MANUAL_REVIEW || isCompensatingOrCancelled()) {
-            return; // an operator or a compensation owns the checkout now; the evidence is kept in the callback log
+            // Rule: an operator or a compensation owns the checkout now, so the provider's word does not move it; it
+            // is kept as evidence (shown to the operator, used when the review is resolved as authorized).
+            if (!heldNotifications.containsKey(cmd.notificationId())) {
+                apply(new ProviderNotificationHeldEvent(checkoutId, cmd.authorizationOperationId(), reported,
+                        cmd.providerReference(), cmd.notificationId(), cmd.receivedAt()));
+            }
+            return;
         }
         // The outcome was unknown (in flight, timed out, or being reconciled): the provider's word settles it.
         if (reported == ManualResolution.AUTHORIZED) {
@@ -709,6 +725,11 @@ public class Checkout {
     @EventSourcingHandler
     void on(PaymentOutcomeDisputedEvent e) {
         disputeOpen = true;
+    }
+
+    @EventSourcingHandler
+    void on(ProviderNotificationHeldEvent e) {
+        heldNotifications.put(e.notificationId(), e);
     }
 
     @EventSourcingHandler

@@ -14,7 +14,9 @@ import io.durablecheckout.api.checkout.CheckoutConfirmedEvent;
 import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
 import io.durablecheckout.api.checkout.CheckoutEvent;
 import io.durablecheckout.api.checkout.ManualReviewRequiredEvent;
+import io.durablecheckout.api.checkout.ManualResolution;
 import io.durablecheckout.api.checkout.ManualReviewResolvedEvent;
+import io.durablecheckout.api.checkout.ProviderNotificationHeldEvent;
 import io.durablecheckout.api.checkout.OperatorRetryRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentAuthorizationRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentAuthorizedEvent;
@@ -38,6 +40,8 @@ import io.durablecheckout.api.values.Step;
 import io.durablecheckout.orchestrator.checkout.CheckoutState;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Locale;
 
 /**
  * Folds Checkout events into a {@link CheckoutView}. Pure: the projection and the consistent read of a checkout whose
@@ -141,6 +145,25 @@ public final class CheckoutViewFolder {
                             + e.reportedOutcome() + " (reference " + e.providerReference() + "); not applied");
             if (v.waiting == null) {
                 v.waiting = disputeWaiting(v);
+            }
+        } else if (event instanceof ProviderNotificationHeldEvent e) {
+            if (v.notificationsHeld == null) {
+                v.notificationsHeld = new ArrayList<>();
+            }
+            String outcome = e.reportedOutcome().name().toLowerCase(Locale.ROOT);
+            v.notificationsHeld.add(new CheckoutView.HeldNotification(e.notificationId(), outcome,
+                    e.providerReference(), e.receivedAt()));
+            if (v.manualReview != null && CheckoutState.MANUAL_REVIEW.wireName().equals(v.state)) {
+                String offer = "provider notification " + e.notificationId() + " says " + outcome
+                        + (e.providerReference() == null ? "" : " (reference " + e.providerReference() + ")")
+                        + ", held, not applied: resolve as " + outcome + " to apply it"
+                        + (e.reportedOutcome() == ManualResolution.AUTHORIZED ? " (its reference is used)" : "");
+                v.manualReview = new CheckoutView.ManualReview(v.manualReview.blockedStep(), v.manualReview.reason(),
+                        (v.manualReview.evidence() == null ? "" : v.manualReview.evidence() + "; ") + offer);
+                if (v.waiting != null) {
+                    v.waiting = new CheckoutView.Waiting(v.waiting.reason(), v.waiting.nextDeadline(),
+                            v.waiting.onDeadline(), v.waiting.known() + "; " + offer, v.waiting.unknown());
+                }
             }
         } else if (event instanceof ManualReviewResolvedEvent || event instanceof OperatorRetryRequestedEvent) {
             boolean disputeOnly = !CheckoutState.MANUAL_REVIEW.wireName().equals(v.state);

@@ -41,6 +41,7 @@ public class PaymentCallbackController {
             + "ON CONFLICT (notification_id) DO UPDATE SET deliveries = provider_notifications.deliveries + 1, "
             + "last_received_at = now() RETURNING deliveries";
     private static final String SUFFIX = "/" + Step.AUTHORIZE_PAYMENT.slug();
+    private static final int MAX_FIELD = 255;
 
     private final CommandGateway commands;
     private final JdbcTemplate jdbc;
@@ -83,6 +84,15 @@ public class PaymentCallbackController {
         }
         String checkoutId = operationId.substring(0, operationId.length() - SUFFIX.length());
         String reference = n.path("reference").asText(null);
+        // Bounded like every other write (the evidence is kept in events and the read model): an over-long value is
+        // the sender's mistake, answered 400 before anything is recorded.
+        for (Map.Entry<String, String> field : Map.of("eventId", notificationId, "operationId", operationId,
+                "reference", reference == null ? "" : reference).entrySet()) {
+            if (field.getValue().length() > MAX_FIELD) {
+                throw new ApiProblemException(HttpStatus.BAD_REQUEST, "invalid-request", "Invalid notification",
+                        field.getKey() + ": at most " + MAX_FIELD + " characters, was " + field.getValue().length());
+            }
+        }
         String outcome = transactions.execute(tx -> {
             Integer deliveries = jdbc.queryForObject(UPSERT, Integer.class, notificationId, operationId, checkoutId,
                     status, reference);
