@@ -39,6 +39,7 @@ public sealed interface CheckoutEvent permits
         ActivityRetryScheduledEvent,
         ActivityLeaseExpiredEvent,
         ActivityLeaseRenewedEvent,
+        ActivityLeaseDeferredEvent,
         ActivityResultRejectedEvent {
 
     CheckoutId checkoutId();

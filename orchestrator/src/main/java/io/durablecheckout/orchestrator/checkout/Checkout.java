@@ -16,6 +16,7 @@ import io.durablecheckout.api.activity.StockReleaseSucceededEvent;
 import io.durablecheckout.api.activity.StockReservationRejectedEvent;
 import io.durablecheckout.api.activity.StockReservationSucceededEvent;
 import io.durablecheckout.api.checkout.ActivityIntent;
+import io.durablecheckout.api.checkout.ActivityLeaseDeferredEvent;
 import io.durablecheckout.api.checkout.ActivityLeaseExpiredEvent;
 import io.durablecheckout.api.checkout.ActivityLeaseRenewedEvent;
 import io.durablecheckout.api.checkout.ActivityResultRejectedEvent;
@@ -358,7 +359,10 @@ public class Checkout {
         }
         Instant expiresAt = cmd.observedAt().plus(policy.leaseFor(beat.step()));
         if (!expiresAt.isAfter(run.lease.expiresAt())) {
-            return; // an old heartbeat delivered late: the lease already reaches further
+            if (run.claimed) {
+                return; // an old heartbeat delivered late: the lease already reaches further
+            }
+            expiresAt = run.lease.expiresAt(); // the first word from the owner: recorded, so the lease now runs
         }
         if (run.leaseDeadlineId != null) {
             deadlines.cancelSchedule(Deadlines.LEASE_EXPIRED, run.leaseDeadlineId);
@@ -378,6 +382,19 @@ public class Checkout {
         Run run = runs.get(expiry.step());
         if (run == null || run.status != RunStatus.IN_FLIGHT || !run.lease.fencingToken().equals(expiry.fencingToken())) {
             return; // the result arrived, or a newer lease is in force
+        }
+        if (!run.claimed && run.deferrals < policy.maxAttempts()) {
+            // Rule: a lease runs while an owner holds it. No worker has said it holds this one (a worker that picks
+            // an intent up late, or works long, sends a heartbeat first), so the intent still waits in a queue:
+            // re-issuing it would only queue a second copy behind the first. Checked again one lease later; after
+            // max-attempts such checks the intent is presumed lost and re-issued like an expired lease.
+            Lease waiting = new Lease(run.lease.operationId(), run.lease.attempt(), run.lease.fencingToken(),
+                    dueAt.plus(policy.leaseFor(expiry.step())));
+            String deadlineId = deadlines.schedule(waiting.expiresAt(), Deadlines.LEASE_EXPIRED,
+                    new LeaseExpiry(expiry.step(), waiting.fencingToken()), scope());
+            apply(new ActivityLeaseDeferredEvent(checkoutId, expiry.step(), waiting),
+                    MetaData.with(Deadlines.LEASE_DEADLINE_ID, deadlineId));
+            return;
         }
         apply(new ActivityLeaseExpiredEvent(checkoutId, expiry.step(), run.lease));
         if (run.failures >= policy.maxAttempts()) {
@@ -616,6 +633,8 @@ public class Checkout {
         run.lease = intent.lease();
         run.status = RunStatus.IN_FLIGHT;
         run.leaseDeadlineId = deadlineId;
+        run.claimed = false;
+        run.deferrals = 0;
         state = pendingState;
     }
 
@@ -749,6 +768,15 @@ public class Checkout {
         Run run = runs.get(e.step());
         run.lease = e.lease();
         run.leaseDeadlineId = deadlineId;
+        run.claimed = true;
+    }
+
+    @EventSourcingHandler
+    void on(ActivityLeaseDeferredEvent e, @MetaDataValue(Deadlines.LEASE_DEADLINE_ID) String deadlineId) {
+        Run run = runs.get(e.step());
+        run.lease = e.lease();
+        run.leaseDeadlineId = deadlineId;
+        run.deferrals++;
     }
 
     @EventSourcingHandler
@@ -775,16 +803,21 @@ public class Checkout {
         RunStatus status;
         String leaseDeadlineId;
         int failures;
+        /** An owner said it holds the current lease (a heartbeat): from then on the lease runs and can expire. */
+        boolean claimed;
+        /** Deadlines of the current lease that found no owner yet. */
+        int deferrals;
 
         @Override
         public boolean equals(Object o) {
             return o instanceof Run r && Objects.equals(lease, r.lease) && status == r.status
-                    && Objects.equals(leaseDeadlineId, r.leaseDeadlineId) && failures == r.failures;
+                    && Objects.equals(leaseDeadlineId, r.leaseDeadlineId) && failures == r.failures
+                    && claimed == r.claimed && deferrals == r.deferrals;
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(lease, status, leaseDeadlineId, failures);
+            return Objects.hash(lease, status, leaseDeadlineId, failures, claimed, deferrals);
         }
     }
 }

@@ -2,6 +2,7 @@ package io.durablecheckout.orchestrator.readmodel;
 
 import io.durablecheckout.api.checkout.ActivityIntent;
 import io.durablecheckout.api.checkout.ActivityLeaseExpiredEvent;
+import io.durablecheckout.api.checkout.ActivityLeaseDeferredEvent;
 import io.durablecheckout.api.checkout.ActivityLeaseRenewedEvent;
 import io.durablecheckout.api.checkout.ActivityResultRejectedEvent;
 import io.durablecheckout.api.checkout.ActivityRetryScheduledEvent;
@@ -204,6 +205,16 @@ public final class CheckoutViewFolder {
             a.leaseExpiresAt = e.lease().expiresAt();
             if (v.waiting != null && "in_flight".equals(a.status)) {
                 v.waiting = new CheckoutView.Waiting(v.waiting.reason(), e.lease().expiresAt(), v.waiting.onDeadline(),
+                        v.waiting.known(), v.waiting.unknown());
+            }
+        } else if (event instanceof ActivityLeaseDeferredEvent e) {
+            CheckoutView.Activity a = activity(v, e.step());
+            a.leaseExpiresAt = e.lease().expiresAt();
+            if (v.waiting != null && "in_flight".equals(a.status)) {
+                String queued = "; queued: no worker has picked it up yet";
+                v.waiting = new CheckoutView.Waiting(
+                        v.waiting.reason().endsWith(queued) ? v.waiting.reason() : v.waiting.reason() + queued,
+                        e.lease().expiresAt(), "checked again; the lease starts when a worker claims the intent",
                         v.waiting.known(), v.waiting.unknown());
             }
         } else if (event instanceof ActivityLeaseExpiredEvent e) {
