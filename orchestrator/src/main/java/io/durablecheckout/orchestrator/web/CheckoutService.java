@@ -13,6 +13,7 @@ import io.durablecheckout.orchestrator.readmodel.CheckoutSummaryRepository;
 import io.durablecheckout.orchestrator.readmodel.CheckoutView;
 import io.durablecheckout.orchestrator.readmodel.CheckoutViewFolder;
 import io.durablecheckout.orchestrator.tenancy.Caller;
+import io.durablecheckout.orchestrator.admission.Admission;
 import io.durablecheckout.orchestrator.deadletter.ParkedEvents;
 import org.axonframework.commandhandling.gateway.CommandGateway;
 import org.springframework.beans.factory.ObjectProvider;
@@ -50,9 +51,12 @@ public class CheckoutService {
     private final CheckoutSummaryRepository summaries;
     private final Clock clock;
     private final ObjectProvider<ParkedEvents> parkedEvents;
+    private final Admission admission;
 
     public CheckoutService(CommandGateway commands, QueryGateway queries, EventStore eventStore,
-                           CheckoutSummaryRepository summaries, Clock clock, ObjectProvider<ParkedEvents> parkedEvents) {
+                           CheckoutSummaryRepository summaries, Clock clock, ObjectProvider<ParkedEvents> parkedEvents,
+                           Admission admission) {
+        this.admission = admission;
         this.commands = commands;
         this.queries = queries;
         this.eventStore = eventStore;
@@ -77,6 +81,7 @@ public class CheckoutService {
         if (replay.isPresent()) {
             return replay.get();
         }
+        admission.admit(); // new work only: a retry of an accepted request was answered above
         rejectUnknownSkus(tenant, valid.items());
         try {
             commands.sendAndWait(new StartCheckoutCommand(id, tenant, valid.items(), valid.amount(),
