@@ -116,10 +116,11 @@ class StaleOwnerFencingIT {
                 .isEqualTo(1);
         assertThat(count("SELECT sold FROM stock WHERE tenant_id = 'demo' AND sku = 'SKU-0001'")).isEqualTo(1);
         assertThat(count("SELECT reserved FROM stock WHERE tenant_id = 'demo' AND sku = 'SKU-0001'")).isZero();
-        // a result under token 1 reached the aggregate after the takeover and was refused; the newest one was applied
+        // a report under token 1 reached the aggregate after the takeover and was refused (the result, and A's
+        // heartbeats while it was parked holding its lost lease); the newest one was applied
         assertThat(count("SELECT count(*) FROM domainevententry WHERE aggregateidentifier = ? "
                 + "AND payloadtype LIKE '%.ActivityResultRejectedEvent' "
-                + "AND convert_from(payload, 'UTF8')::jsonb -> 'presentedToken' ->> 'value' = '1'", id)).isEqualTo(1);
+                + "AND convert_from(payload, 'UTF8')::jsonb -> 'presentedToken' ->> 'value' = '1'", id)).isPositive();
         assertThat(count("SELECT count(*) FROM domainevententry WHERE aggregateidentifier = ? "
                 + "AND payloadtype LIKE '%.StockReservedEvent' "
                 + "AND (convert_from(payload, 'UTF8')::jsonb -> 'fencingToken' ->> 'value')::bigint = ?", id, newest))
