@@ -151,7 +151,7 @@ final class BurstRun {
     }
 
     /** @return seconds since this call until {@code expected} checkouts completed */
-    private double awaitCompleted(long expected, Duration limit) throws InterruptedException {
+    private double awaitCompleted(long expected, Duration limit) throws Exception {
         long start = System.nanoTime();
         while (db.queryLong(COMPLETED) < expected) {
             if (System.nanoTime() - start > limit.toNanos()) {
