@@ -48,6 +48,7 @@ public class PaymentProviderSimulator {
     public ResponseEntity<AuthorizationResponse> authorize(
             @RequestHeader(name = ProviderProtocol.IDEMPOTENCY_KEY, required = false) String idempotencyKey,
             @RequestBody AuthorizationRequest request) {
+        ledger.logCall("AUTHORIZE", request.operationId(), idempotencyKey);
         if (request.operationId() == null || request.operationId().isBlank()
                 || !request.operationId().equals(idempotencyKey)) {
             return ResponseEntity.badRequest().body(new AuthorizationResponse(request.operationId(), "INVALID", null,
@@ -88,8 +89,11 @@ public class PaymentProviderSimulator {
     }
 
     @GetMapping("/{*operationId}")
-    public ResponseEntity<AuthorizationResponse> lookup(@PathVariable String operationId) {
+    public ResponseEntity<AuthorizationResponse> lookup(
+            @PathVariable String operationId,
+            @RequestHeader(name = ProviderProtocol.IDEMPOTENCY_KEY, required = false) String lookupKey) {
         String id = stripLeadingSlash(operationId);
+        ledger.logCall("LOOKUP", id, lookupKey);
         return ledger.find(id)
                 .map(authorization -> ResponseEntity.ok(response(authorization)))
                 .orElseGet(() -> ResponseEntity.status(HttpStatus.NOT_FOUND)
@@ -114,6 +118,7 @@ public class PaymentProviderSimulator {
         } else {
             return ResponseEntity.notFound().build();
         }
+        ledger.logCall(action, authorizationOperationId, idempotencyKey);
         if (idempotencyKey == null || idempotencyKey.isBlank() || authorizationOperationId.isBlank()) {
             return ResponseEntity.badRequest().body(new CompensationResponse(idempotencyKey, authorizationOperationId,
                     "INVALID", null, "Idempotency-Key required"));

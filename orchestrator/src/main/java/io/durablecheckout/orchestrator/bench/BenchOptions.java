@@ -32,6 +32,7 @@ record BenchOptions(
         List<String> appJvmOptions,
         boolean replay,
         int replayCheckouts,
+        int replayCopies,
         List<String> appProperties,
         long seed,
         double quietBelowPercent,
@@ -62,6 +63,9 @@ record BenchOptions(
                   --app-jvm-option=OPT  (repeatable) JVM option for the separately started application
               --replay              rebuild of the checkout-summary read model, events/s
                   --replay-checkouts=10000
+                  --replay-copies=N   then copy those checkouts' events N times under new ids (SQL, no workflow
+                                      runs), and time the offline rebuild of (N+1) x checkouts while a client reads
+                                      checkouts over HTTP (read latency during a rebuild)
               --burst               open-loop overload over HTTP: the processing rate is measured (a closed loop of
                                     --burst-calibration=1500 checkouts), then requests are sent on schedule at
                                     --burst-factor=2 times it for --burst-seconds=30 (or at --burst-rate=N per s),
@@ -94,6 +98,7 @@ record BenchOptions(
         List<String> appJvmOptions = new ArrayList<>();
         boolean replay = false;
         int replayCheckouts = 10_000;
+        int replayCopies = 0;
         List<String> appProperties = new ArrayList<>();
         long seed = 42;
         double quietBelow = 0;
@@ -132,6 +137,7 @@ record BenchOptions(
                 case "app-jvm-option" -> appJvmOptions.add(require(name, value));
                 case "replay" -> replay = true;
                 case "replay-checkouts" -> replayCheckouts = positive(name, value);
+                case "replay-copies" -> replayCopies = Integer.parseInt(require(name, value));
                 case "app-property" -> appProperties.add(require(name, value));
                 case "seed" -> seed = Long.parseLong(require(name, value));
                 case "wait-quiet" -> quietBelow = Double.parseDouble(require(name, value));
@@ -148,7 +154,7 @@ record BenchOptions(
         }
         return new BenchOptions(jdbcUrl, user, password, n, warmup, jvmWarmup, concurrency, modes, transports, matrix,
                 skipCeiling, lag, lagCheckouts, lagWait, recovery, recoveryCheckouts, jar, List.copyOf(appJvmOptions),
-                replay, replayCheckouts, List.copyOf(appProperties), seed, quietBelow, quietWaitMax, burst, burstSeconds,
+                replay, replayCheckouts, replayCopies, List.copyOf(appProperties), seed, quietBelow, quietWaitMax, burst, burstSeconds,
                 burstFactor, burstRate, burstCalibration, burstBacklogLimit);
     }
 
@@ -158,7 +164,7 @@ record BenchOptions(
         properties.add(property);
         return new BenchOptions(jdbcUrl, user, password, n, warmup, jvmWarmup, concurrency, modes, transports, matrix,
                 skipCeiling, lag, lagCheckouts, lagWait, recovery, recoveryCheckouts, jar, appJvmOptions, replay,
-                replayCheckouts, List.copyOf(properties), seed, quietBelowPercent, quietWaitMax, burst, burstSeconds,
+                replayCheckouts, replayCopies, List.copyOf(properties), seed, quietBelowPercent, quietWaitMax, burst, burstSeconds,
                 burstFactor, burstRate, burstCalibration, burstBacklogLimit);
     }
 

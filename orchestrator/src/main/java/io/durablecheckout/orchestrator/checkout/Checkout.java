@@ -96,7 +96,8 @@ import static org.axonframework.modelling.command.AggregateLifecycle.apply;
  * and accepts a result only if it carries the token of the lease currently in force.
  * <p>
  * Deterministic: time comes from the command or the deadline, ids are derived from the checkout id and the step,
- * durations from {@link WorkflowPolicy} are recorded in the events they shape. No clock, random or I/O here.
+ * and the {@link WorkflowPolicy} is the one recorded when the checkout was created, not the configuration of the
+ * day. No clock, random or I/O here.
  */
 @Aggregate(type = Checkout.TYPE)
 public class Checkout {
@@ -125,6 +126,8 @@ public class Checkout {
     private boolean disputeOpen;
     /** Notifications kept as evidence while the checkout was not the provider's to settle, by notification id. */
     private final Map<String, ProviderNotificationHeldEvent> heldNotifications = new LinkedHashMap<>();
+    /** Fixed when the checkout was created (recorded in its first event); never the current configuration. */
+    private WorkflowPolicy policy;
 
     protected Checkout() {
         // for Axon: rebuilt from events
@@ -133,7 +136,7 @@ public class Checkout {
     // ------------------------------------------------------------------------------------------------ commands
 
     @CommandHandler
-    public Checkout(StartCheckoutCommand cmd, DeadlineManager deadlines, WorkflowPolicy policy) {
+    public Checkout(StartCheckoutCommand cmd, DeadlineManager deadlines, WorkflowPolicy configured) {
         if (cmd.items() == null || cmd.items().isEmpty()) {
             throw new IllegalCheckoutTransitionException("a checkout has at least one line item", null,
                     "A checkout needs at least one line item");
@@ -144,7 +147,7 @@ public class Checkout {
         }
         apply(new CheckoutCreatedEvent(cmd.checkoutId(), cmd.tenantId(), List.copyOf(cmd.items()), cmd.amount(),
                 cmd.paymentToken(), cmd.customerEmail(), cmd.idempotencyKey(), cmd.requestFingerprint(),
-                cmd.requestedAt()))
+                cmd.requestedAt(), configured.recorded()))
                 // In a constructor Axon applies events after the handler returns; andThen runs once it is applied.
                 .andThen(() -> issue(Step.RESERVE_STOCK, cmd.requestedAt(), deadlines, policy));
     }
@@ -154,7 +157,7 @@ public class Checkout {
      * forever. A stale one is recorded as rejected; a duplicate of an applied one is acknowledged with no event.
      */
     @CommandHandler
-    public void handle(RecordActivityResultCommand cmd, DeadlineManager deadlines, WorkflowPolicy policy) {
+    public void handle(RecordActivityResultCommand cmd, DeadlineManager deadlines) {
         ActivityResultEvent result = cmd.result();
         if (result instanceof StaleOwnerRejectedEvent) {
             return; // the resource refused a stale owner; the current owner reports on its own
@@ -225,7 +228,7 @@ public class Checkout {
     }
 
     @CommandHandler
-    public void handle(RequestCancellationCommand cmd, DeadlineManager deadlines, WorkflowPolicy policy) {
+    public void handle(RequestCancellationCommand cmd, DeadlineManager deadlines) {
         if (cancelRequested || isCompensatingOrCancelled()) {
             return; // already being undone: the request is satisfied, acknowledged idempotently
         }
@@ -248,7 +251,7 @@ public class Checkout {
     }
 
     @CommandHandler
-    public void handle(ResolveManualReviewCommand cmd, DeadlineManager deadlines, WorkflowPolicy policy) {
+    public void handle(ResolveManualReviewCommand cmd, DeadlineManager deadlines) {
         if (disputeOpen && state != CheckoutState.MANUAL_REVIEW) {
             // Closing a dispute records the operator's finding; the recorded outcome and the workflow stand.
             apply(new ManualReviewResolvedEvent(checkoutId, cmd.resolution(), cmd.providerReference(), cmd.note()));
@@ -285,7 +288,7 @@ public class Checkout {
     }
 
     @CommandHandler
-    public void handle(RetryActivityCommand cmd, DeadlineManager deadlines, WorkflowPolicy policy) {
+    public void handle(RetryActivityCommand cmd, DeadlineManager deadlines) {
         requireManualReview("only a checkout in manual review is retried by an operator");
         Step step = blockedStep;
         apply(new OperatorRetryRequestedEvent(checkoutId, step));
@@ -297,7 +300,7 @@ public class Checkout {
     }
 
     @CommandHandler
-    public void handle(RecordProviderNotificationCommand cmd, DeadlineManager deadlines, WorkflowPolicy policy) {
+    public void handle(RecordProviderNotificationCommand cmd, DeadlineManager deadlines) {
         Run authorization = runs.get(Step.AUTHORIZE_PAYMENT);
         if (authorization == null || !authorization.lease.operationId().equals(cmd.authorizationOperationId())) {
             throw new IllegalCheckoutTransitionException("a notification names this checkout's authorization", state,
@@ -343,7 +346,7 @@ public class Checkout {
      * recorded as rejected: an expired lease is not revived, a newer owner is not displaced.
      */
     @CommandHandler
-    public void handle(RenewLeaseCommand cmd, DeadlineManager deadlines, WorkflowPolicy policy) {
+    public void handle(RenewLeaseCommand cmd, DeadlineManager deadlines) {
         ActivityHeartbeatEvent beat = cmd.heartbeat();
         Run run = runs.get(beat.step());
         FencingToken current = run == null ? null : run.lease.fencingToken();
@@ -377,8 +380,7 @@ public class Checkout {
     // ----------------------------------------------------------------------------------------------- deadlines
 
     @DeadlineHandler(deadlineName = Deadlines.LEASE_EXPIRED)
-    public void onLeaseExpired(LeaseExpiry expiry, @Timestamp Instant dueAt, DeadlineManager deadlines,
-                               WorkflowPolicy policy) {
+    public void onLeaseExpired(LeaseExpiry expiry, @Timestamp Instant dueAt, DeadlineManager deadlines) {
         Run run = runs.get(expiry.step());
         if (run == null || run.status != RunStatus.IN_FLIGHT || !run.lease.fencingToken().equals(expiry.fencingToken())) {
             return; // the result arrived, or a newer lease is in force
@@ -408,7 +410,7 @@ public class Checkout {
     }
 
     @DeadlineHandler(deadlineName = Deadlines.RETRY_DUE)
-    public void onRetryDue(RetryDue due, @Timestamp Instant dueAt, DeadlineManager deadlines, WorkflowPolicy policy) {
+    public void onRetryDue(RetryDue due, @Timestamp Instant dueAt, DeadlineManager deadlines) {
         Run run = runs.get(due.step());
         if (run == null || run.status != RunStatus.WAITING_RETRY || !run.lease.fencingToken().equals(due.failedToken())) {
             return;
@@ -420,8 +422,7 @@ public class Checkout {
     }
 
     @DeadlineHandler(deadlineName = Deadlines.RECONCILIATION_DUE)
-    public void onReconciliationDue(ReconciliationDue due, @Timestamp Instant dueAt, DeadlineManager deadlines,
-                                    WorkflowPolicy policy) {
+    public void onReconciliationDue(ReconciliationDue due, @Timestamp Instant dueAt, DeadlineManager deadlines) {
         if (state != CheckoutState.RECONCILIATION_PENDING || due.lookupNumber() != scheduledLookup) {
             return;
         }
@@ -585,6 +586,7 @@ public class Checkout {
         amount = e.amount();
         paymentToken = e.paymentToken();
         customerEmail = e.customerEmail();
+        policy = WorkflowPolicy.of(e.policy());
         state = CheckoutState.CREATED;
     }
 

@@ -1,13 +1,15 @@
 package io.durablecheckout.orchestrator.checkout;
 
+import io.durablecheckout.api.checkout.CheckoutPolicy;
 import io.durablecheckout.api.values.Step;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
 import java.time.Duration;
 
 /**
- * Durations and limits of the workflow. Injected into the aggregate's handlers as a resource; every value it yields
- * is recorded in the events it shapes (lease expiry, retry and lookup times), so replay does not depend on it.
+ * Durations and limits of the workflow. The configured values are read once per checkout, when it is created, and
+ * recorded in its {@code CheckoutCreatedEvent} as a {@link CheckoutPolicy}; every later decision of that checkout
+ * reads the recorded values ({@link #of(CheckoutPolicy)}), so changing the configuration changes new checkouts only.
  *
  * @param leaseDuration            how long a worker owns a forward step or compensation before a new owner is sent
  * @param paymentLeaseDuration     the same for payment steps; longer than the provider request timeout
@@ -22,6 +24,9 @@ import java.time.Duration;
 public record WorkflowPolicy(Duration leaseDuration, Duration paymentLeaseDuration, Duration retryInitialDelay,
                              Duration retryMaxDelay, Integer maxAttempts, Duration reconciliationInitialDelay,
                              Duration reconciliationMaxDelay, Integer reconciliationMaxLookups) {
+
+    /** The version of the rules that read these values (see {@link CheckoutPolicy#version()}). */
+    public static final int RULES_VERSION = 1;
 
     public WorkflowPolicy {
         // Longer than a restart plus the backlog it leaves (docs/decisions.md, "Lease length"): a lease that expires
@@ -38,6 +43,24 @@ public record WorkflowPolicy(Duration leaseDuration, Duration paymentLeaseDurati
 
     public static WorkflowPolicy defaults() {
         return new WorkflowPolicy(null, null, null, null, null, null, null, null);
+    }
+
+    /** The values to record in a new checkout. */
+    public CheckoutPolicy recorded() {
+        return new CheckoutPolicy(RULES_VERSION, leaseDuration, paymentLeaseDuration, retryInitialDelay, retryMaxDelay,
+                maxAttempts, reconciliationInitialDelay, reconciliationMaxDelay, reconciliationMaxLookups);
+    }
+
+    /** The policy a checkout recorded when it was created. */
+    public static WorkflowPolicy of(CheckoutPolicy recorded) {
+        if (recorded.version() > RULES_VERSION) {
+            throw new IllegalStateException("policy version " + recorded.version() + " is newer than this code's rules ("
+                    + RULES_VERSION + ")");
+        }
+        return new WorkflowPolicy(recorded.leaseDuration(), recorded.paymentLeaseDuration(),
+                recorded.retryInitialDelay(), recorded.retryMaxDelay(), recorded.maxAttempts(),
+                recorded.reconciliationInitialDelay(), recorded.reconciliationMaxDelay(),
+                recorded.reconciliationMaxLookups());
     }
 
     public Duration leaseFor(Step step) {

@@ -7,11 +7,15 @@ import io.durablecheckout.api.checkout.ActivityLeaseRenewedEvent;
 import io.durablecheckout.api.checkout.ActivityResultRejectedEvent;
 import io.durablecheckout.api.checkout.CheckoutCancelledEvent;
 import io.durablecheckout.api.checkout.CheckoutCompletedEvent;
+import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
 import io.durablecheckout.api.checkout.CheckoutEvent;
+import io.durablecheckout.api.checkout.PaymentReconciliationRequestedEvent;
+import io.durablecheckout.api.checkout.PaymentReconciliationScheduledEvent;
 import io.durablecheckout.api.checkout.ManualReviewRequiredEvent;
 import io.durablecheckout.orchestrator.config.EventProcessingConfiguration;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import org.axonframework.config.ProcessingGroup;
 import org.axonframework.eventhandling.EventHandler;
 import org.axonframework.eventhandling.ReplayStatus;
@@ -25,6 +29,7 @@ import org.axonframework.messaging.unitofwork.UnitOfWork;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.stereotype.Component;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -101,6 +106,7 @@ public class CheckoutSummaryProjection {
         private final Map<String, CheckoutView> changed = new LinkedHashMap<>();
         private final Map<String, List<Applied>> folded = new HashMap<>();
         private final List<CheckoutEvent> toCount = new ArrayList<>();
+        private final List<StateLeft> left = new ArrayList<>();
 
         Batch(Map<String, CheckoutView> views) {
             this.views = views;
@@ -112,6 +118,8 @@ public class CheckoutSummaryProjection {
             if (current != null && current.version >= e.sequence) {
                 return;
             }
+            String before = current == null ? null : current.state;
+            Instant since = current == null ? null : current.stateSince; // fold mutates the view: read it first
             CheckoutView next;
             try {
                 next = CheckoutViewFolder.fold(current, e.event, e.sequence, e.at);
@@ -138,23 +146,42 @@ public class CheckoutSummaryProjection {
             folded.computeIfAbsent(id, k -> new ArrayList<>()).add(e);
             if (!e.replay) {
                 toCount.add(e.event);
+                if (before != null && since != null && !before.equals(next.state)) {
+                    left.add(new StateLeft(before, Duration.between(since, e.at)));
+                }
             }
         }
 
         void write(UnitOfWork<?> unitOfWork) {
             repository.upsertAll(changed.values());
-            if (unitOfWork == null) {
+            Runnable record = () -> {
                 toCount.forEach(CheckoutSummaryProjection.this::count);
+                left.forEach(l -> Timer.builder("checkout.state.duration").tag("state", l.state)
+                        .description("time a checkout spent in a state, recorded when it leaves it")
+                        .register(meters).record(l.time));
+            };
+            if (unitOfWork == null) {
+                record.run();
             } else if (!toCount.isEmpty()) {
-                // a rolled-back batch is re-run: count once
-                unitOfWork.afterCommit(u -> toCount.forEach(CheckoutSummaryProjection.this::count));
+                unitOfWork.afterCommit(u -> record.run()); // a rolled-back batch is re-run: count once
             }
         }
     }
 
+    private record StateLeft(String state, Duration time) {
+    }
+
     private void count(CheckoutEvent event) {
+        if (event instanceof CheckoutCreatedEvent) {
+            counter("checkout.started");
+        } else if (event instanceof PaymentReconciliationScheduledEvent) {
+            counter("checkout.reconciliation.scheduled");
+        }
         if (event instanceof ActivityIntent intent) {
             counter("checkout.leases.granted", "step", intent.step().slug());
+            if (intent instanceof PaymentReconciliationRequestedEvent) {
+                counter("checkout.reconciliation.lookups");
+            }
         } else if (event instanceof ActivityLeaseRenewedEvent e) {
             counter("checkout.leases.renewed", "step", e.step().slug());
         } else if (event instanceof ActivityLeaseDeferredEvent e) {
@@ -164,12 +191,16 @@ public class CheckoutSummaryProjection {
         } else if (event instanceof ActivityResultRejectedEvent e) {
             counter("checkout.fencing.stale.results.rejected", "step", e.step().slug());
         } else if (event instanceof CheckoutCompletedEvent) {
-            counter("checkout.finished", "state", "completed");
+            // the same tag keys as a cancellation's: Prometheus refuses a second key set under one name
+            counter("checkout.finished", "state", "completed", "reason", "none");
         } else if (event instanceof CheckoutCancelledEvent e) {
             counter("checkout.finished", "state", "cancelled", "reason",
                     e.reason() == null ? "none" : e.reason().name().toLowerCase());
         } else if (event instanceof ManualReviewRequiredEvent e) {
             counter("checkout.manual.review", "step", e.blockedStep().slug());
+            if (e.blockedStep() == io.durablecheckout.api.values.Step.RECONCILE_PAYMENT) {
+                counter("checkout.reconciliation.escalations"); // the lookups ran out: an operator decides
+            }
         }
     }
 

@@ -22,6 +22,8 @@ public class CheckoutView {
     public boolean terminal;
     public Instant createdAt;
     public Instant updatedAt;
+    /** When the checkout entered its current state (time in state, the dashboard's stuck filter). */
+    public Instant stateSince;
     public Amount amount;
     public List<Item> items = new ArrayList<>();
     public String customerEmail;

@@ -1,5 +1,7 @@
 package io.durablecheckout.orchestrator.web;
 
+import io.durablecheckout.activities.privacy.PersonalDataVault;
+
 import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
 import io.durablecheckout.api.checkout.CheckoutEvent;
 import io.durablecheckout.api.command.StartCheckoutCommand;
@@ -52,10 +54,12 @@ public class CheckoutService {
     private final Clock clock;
     private final ObjectProvider<ParkedEvents> parkedEvents;
     private final Admission admission;
+    private final PersonalDataVault vault;
 
     public CheckoutService(CommandGateway commands, QueryGateway queries, EventStore eventStore,
                            CheckoutSummaryRepository summaries, Clock clock, ObjectProvider<ParkedEvents> parkedEvents,
-                           Admission admission) {
+                           PersonalDataVault vault, Admission admission) {
+        this.vault = vault;
         this.admission = admission;
         this.commands = commands;
         this.queries = queries;
@@ -76,29 +80,37 @@ public class CheckoutService {
         CheckoutRequestValidator.requireIdempotencyKey(idempotencyKey);
         CheckoutRequestValidator.Valid valid = CheckoutRequestValidator.validate(request);
         CheckoutId id = checkoutIdFor(tenant, idempotencyKey);
-        String fingerprint = fingerprint(valid);
-        Optional<Submitted> replay = replayOf(id, fingerprint);
+        String canonical = canonical(valid);
+        Optional<Submitted> replay = replayOf(id, canonical);
         if (replay.isPresent()) {
             return replay.get();
         }
         admission.admit(); // new work only: a retry of an accepted request was answered above
         rejectUnknownSkus(tenant, valid.items());
+        // Personal data enters the event store only sealed under the checkout's own key (crypto-shredding).
+        PersonalDataVault.SealedCheckout sealed = vault.sealCheckout(id.value(), valid.paymentToken(),
+                valid.customerEmail(), canonical);
         try {
             commands.sendAndWait(new StartCheckoutCommand(id, tenant, valid.items(), valid.amount(),
-                    valid.paymentToken(), valid.customerEmail(), idempotencyKey, fingerprint, clock.instant()));
+                    sealed.paymentToken(), sealed.customerEmail(), idempotencyKey, sealed.fingerprint(), clock.instant()));
             return new Submitted(id, false);
         } catch (RuntimeException e) {
             // A concurrent request with the same key won the race: answer as for a replay.
-            return replayOf(id, fingerprint).orElseThrow(() -> e);
+            return replayOf(id, canonical).orElseThrow(() -> e);
         }
     }
 
-    private Optional<Submitted> replayOf(CheckoutId id, String fingerprint) {
+    private Optional<Submitted> replayOf(CheckoutId id, String canonical) {
         DomainEventStream stream = eventStore.readEvents(id.value());
         if (!stream.hasNext()) {
             return Optional.empty();
         }
         CheckoutCreatedEvent created = (CheckoutCreatedEvent) stream.next().getPayload();
+        String fingerprint = created.requestFingerprint().startsWith("hmac:")
+                ? vault.fingerprint(id.value(), canonical).orElseThrow(() -> new ApiProblemException(HttpStatus.CONFLICT,
+                        "personal-data-erased", "Personal data erased", "The checkout made with this Idempotency-Key "
+                        + "had its personal data erased, so a retry cannot be matched; use a new key"))
+                : sha256(canonical); // checkouts from before personal data was sealed
         if (!created.requestFingerprint().equals(fingerprint)) {
             throw new ApiProblemException(HttpStatus.UNPROCESSABLE_CONTENT, "idempotency-key-reused",
                     "Idempotency-Key reused", "This Idempotency-Key was already used for a different request (checkout "
@@ -132,7 +144,40 @@ public class CheckoutService {
     }
 
     /** The checkout as the read model has it, or folded from the event store while the read model catches up. */
+    private static final tools.jackson.databind.json.JsonMapper TREES = tools.jackson.databind.json.JsonMapper.builder().build();
+
+    /**
+     * An event payload as callers see it in a history: every sealed field ({@link PersonalDataVault}) opened, or
+     * shown as {@value PersonalDataVault#ERASED} once the checkout's key is deleted. Events without sealed fields
+     * pass unchanged.
+     */
+    public Object revealedPayload(String checkoutId, Object payload) {
+        tools.jackson.databind.JsonNode tree = TREES.valueToTree(payload);
+        if (!(tree instanceof tools.jackson.databind.node.ObjectNode object)) return payload;
+        boolean changed = false;
+        for (java.util.Map.Entry<String, tools.jackson.databind.JsonNode> field : object.properties()) {
+            if (field.getValue().isString() && PersonalDataVault.isSealed(field.getValue().asString())) {
+                field.setValue(tools.jackson.databind.node.StringNode.valueOf(
+                        vault.reveal(checkoutId, field.getKey(), field.getValue().asString())));
+                changed = true;
+            }
+        }
+        return changed ? object : payload;
+    }
+
+    /** The view as callers see it: the e-mail opened, or shown as erased. */
+    private CheckoutView revealed(CheckoutView view) {
+        if (view != null && PersonalDataVault.isSealed(view.customerEmail)) {
+            view.customerEmail = vault.reveal(view.checkoutId, PersonalDataVault.EMAIL, view.customerEmail);
+        }
+        return view;
+    }
+
     public Optional<CheckoutView> find(Caller caller, String checkoutId) {
+        return findSealed(caller, checkoutId).map(this::revealed);
+    }
+
+    private Optional<CheckoutView> findSealed(Caller caller, String checkoutId) {
         Optional<CheckoutView> view = caller.isOperator()
                 ? summaries.findAnyTenant(checkoutId)
                 : summaries.find(caller.tenantId(), checkoutId);
@@ -151,7 +196,8 @@ public class CheckoutService {
     }
 
     public List<CheckoutView> list(Caller caller, String state, boolean waitingOnly, int limit) {
-        return withParked(summaries.list(caller.isOperator() ? null : caller.tenantId(), state, waitingOnly, limit));
+        return withParked(summaries.list(caller.isOperator() ? null : caller.tenantId(), state, waitingOnly, limit)
+                .stream().map(this::revealed).toList());
     }
 
     /**
@@ -211,14 +257,18 @@ public class CheckoutService {
         return new CheckoutId("co_" + uuid);
     }
 
-    static String fingerprint(CheckoutRequestValidator.Valid v) {
+    static String canonical(CheckoutRequestValidator.Valid v) {
         StringBuilder canonical = new StringBuilder();
         v.items().forEach(i -> canonical.append(i.sku().value()).append('\u0000').append(i.quantity()).append('\n'));
         canonical.append(v.amount().minor()).append(' ').append(v.amount().currency()).append('\n')
                 .append(v.paymentToken()).append('\n').append(v.customerEmail());
+        return canonical.toString();
+    }
+
+    private static String sha256(String canonical) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                    .digest(canonical.toString().getBytes(StandardCharsets.UTF_8)));
+                    .digest(canonical.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }

@@ -144,7 +144,8 @@ final class CheckoutScenario {
     // ------------------------------------------------------------------------------------------- histories
 
     static CheckoutCreatedEvent created() {
-        return new CheckoutCreatedEvent(ID, TENANT, ITEMS, AMOUNT, PAYMENT_TOKEN, EMAIL, "idem-1", "fp-1", T0);
+        return new CheckoutCreatedEvent(ID, TENANT, ITEMS, AMOUNT, PAYMENT_TOKEN, EMAIL, "idem-1", "fp-1", T0,
+                POLICY.recorded());
     }
 
     static StockReservationRequestedEvent reservationRequested(int n, Instant at) {

@@ -156,7 +156,7 @@ class FencingPropertiesTest {
     void theAggregateAppliesOnlyTheCurrentOwnersResultAndRenewal(@ForAll("protocol") List<Action> actions) {
         List<EventMessage<?>> history = new ArrayList<>();
         history.add(event(new CheckoutCreatedEvent(ID, new TenantId("t"), List.of(new LineItem(new Sku("S"), 1)),
-                new Money(100, "EUR"), "tok_approve", "a@example.com", "k", "f", T0), MetaData.emptyInstance()));
+                new Money(100, "EUR"), "tok_approve", "a@example.com", "k", "f", T0, POLICY.recorded()), MetaData.emptyInstance()));
         int granted = 1;
         Instant now = T0;
         Lease current = new Lease(OP, 1, new FencingToken(1), T0.plus(LEASE));

@@ -1,7 +1,7 @@
 package io.durablecheckout.orchestrator.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.durablecheckout.activities.simulator.WebhookSignature;
+import io.durablecheckout.activities.payments.WebhookSignatures;
 import io.durablecheckout.orchestrator.config.EmbeddedPostgresServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -25,7 +25,9 @@ import static org.awaitility.Awaitility.await;
 class ManualReviewEvidenceIT {
 
     /** tok_unknown: the first answer times out, every lookup answers PENDING, the one allowed lookup runs out. */
+    static final String SECRET = "evidence-it-webhook-secret";
     static final List<String> NODE_ARGS = List.of(
+            "--checkout.payments.webhook-secret=" + SECRET,
             "--checkout.payments.request-timeout=1s",
             "--checkout.simulator.timeout-delay=2s",
             "--checkout.workflow.reconciliation-initial-delay=200ms",
@@ -58,17 +60,13 @@ class ManualReviewEvidenceIT {
 
             String body = "{\"eventId\":\"" + notificationId + "\",\"operationId\":\"" + id + "/authorize-payment\","
                     + "\"status\":\"AUTHORIZED\",\"reference\":\"PSP-LATE-7\"}";
-            Map<String, String> signed = Map.of(WebhookSignature.HEADER,
-                    WebhookSignature.sign(WebhookSignature.DEFAULT_SECRET, body));
-            for (int delivery = 0; delivery < 2; delivery++) { // providers deliver twice
-                HttpApi.Response r = api.send("POST", "/api/v1/payment-callbacks", null, signed, body);
+            for (int delivery = 0; delivery < 2; delivery++) { // providers deliver twice, each delivery signed anew
+                HttpApi.Response r = api.send("POST", "/api/v1/payment-callbacks", null, signed(body, delivery), body);
                 assertThat(r.status()).as(r.body()).isEqualTo(202);
             }
-            HttpApi.Response tooLong = api.send("POST", "/api/v1/payment-callbacks", null,
-                    Map.of(WebhookSignature.HEADER, WebhookSignature.sign(WebhookSignature.DEFAULT_SECRET,
-                            body.replace("PSP-LATE-7", "R".repeat(300)).replace(notificationId, notificationId + "x"))),
-                    body.replace("PSP-LATE-7", "R".repeat(300)).replace(notificationId, notificationId + "x"));
-            assertThat(tooLong.status()).isEqualTo(400);
+            String tooLong = body.replace("PSP-LATE-7", "R".repeat(300)).replace(notificationId, notificationId + "x");
+            assertThat(api.send("POST", "/api/v1/payment-callbacks", null, signed(tooLong, 0), tooLong).status())
+                    .isEqualTo(400);
 
             JsonNode view = await().atMost(Duration.ofSeconds(20)).until(() -> api.get("/api/v1/checkouts/" + id).json(),
                     v -> v.has("notificationsHeld"));
@@ -88,6 +86,12 @@ class ManualReviewEvidenceIT {
             JsonNode done = awaitState(api, id, "completed");
             assertThat(done.get("providerReference").asText()).isEqualTo("PSP-LATE-7");
         }
+    }
+
+    private static Map<String, String> signed(String body, int delivery) {
+        long now = java.time.Instant.now().getEpochSecond() + delivery; // a distinct signature per delivery
+        return Map.of(WebhookSignatures.TIMESTAMP_HEADER, Long.toString(now),
+                WebhookSignatures.SIGNATURE_HEADER, WebhookSignatures.sign(SECRET, now, body));
     }
 
     private static void assertHeldEvidenceShown(HttpApi api, String id, JsonNode view) {

@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator.saga;
 
+import io.durablecheckout.orchestrator.checkout.WorkflowPolicy;
 import io.durablecheckout.api.activity.ActivityAttemptFailedEvent;
 import io.durablecheckout.api.activity.ActivityResultEvent;
 import io.durablecheckout.api.activity.CancellationNoticeDeliverySucceededEvent;
@@ -67,7 +68,8 @@ class CheckoutSagaTest {
 
     private static CheckoutCreatedEvent created() {
         return new CheckoutCreatedEvent(ID, new TenantId("tenant-a"), List.of(new LineItem(new Sku("SKU-RED-MUG"), 2)),
-                new Money(2_500, "EUR"), "pm_tok_visa", "ada@example.test", "idem-1", "fp-1", T0);
+                new Money(2_500, "EUR"), "pm_tok_visa", "ada@example.test", "idem-1", "fp-1", T0,
+                WorkflowPolicy.defaults().recorded());
     }
 
     private static CheckoutCancellationRequestedEvent cancellationRequested() {
