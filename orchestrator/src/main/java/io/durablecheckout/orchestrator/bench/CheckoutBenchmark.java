@@ -89,6 +89,9 @@ public final class CheckoutBenchmark {
         if (options.replay()) {
             emit(new ReplayRun(db, options).run());
         }
+        if (options.burst()) {
+            emit(new BurstRun(db, options).run());
+        }
     }
 
     /**
