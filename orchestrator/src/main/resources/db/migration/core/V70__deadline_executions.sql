@@ -10,3 +10,13 @@ CREATE TABLE deadline_executions (
     executed_at   TIMESTAMPTZ NOT NULL DEFAULT now()
 );
 CREATE INDEX deadline_executions_instance_idx ON deadline_executions (task_instance);
+
+-- Which node runs which event processor, refreshed every few seconds by each node's SegmentBalancer: a node that
+-- holds more than its fair share of a processor's segments (segments / live members, rounded up) releases one, so a
+-- node that joins gets work without waiting for another to die (docs/scaling.md).
+CREATE TABLE cluster_members (
+    node_id   TEXT        NOT NULL,
+    processor TEXT        NOT NULL,
+    last_seen TIMESTAMPTZ NOT NULL,
+    PRIMARY KEY (node_id, processor)
+);

@@ -36,7 +36,8 @@ record BenchOptions(
         List<String> appProperties,
         long seed,
         double quietBelowPercent,
-        Duration quietWaitMax) {
+        Duration quietWaitMax,
+        List<Integer> clusterNodes) {
 
     static final String USAGE = """
             CheckoutBenchmark: the standard checkout workload (see docs/benchmarks.md)
@@ -60,6 +61,8 @@ record BenchOptions(
                   --replay-copies=N   then copy those checkouts' events N times under new ids (SQL, no workflow
                                       runs), and time the offline rebuild of (N+1) x checkouts while a client reads
                                       checkouts over HTTP (read latency during a rebuild)
+              --cluster=1,2,3       throughput with that many application processes on one PostgreSQL (HTTP,
+                                    round-robin; C from --concurrency; --jar, --app-jvm-option as for --recovery)
               --app-property=k=v    (repeatable) extra property for every application started (experiments only)
               --seed=42             seed of the generated checkouts
               --wait-quiet=PCT      before each run, wait until the machine is less than PCT % busy (others compiling)
@@ -92,6 +95,7 @@ record BenchOptions(
         long seed = 42;
         double quietBelow = 0;
         Duration quietWaitMax = Duration.ofMinutes(10);
+        List<Integer> clusterNodes = List.of();
         for (String arg : args) {
             if (!arg.startsWith("--")) {
                 throw new IllegalArgumentException("unexpected argument " + arg + "\n" + USAGE);
@@ -125,13 +129,15 @@ record BenchOptions(
                 case "seed" -> seed = Long.parseLong(require(name, value));
                 case "wait-quiet" -> quietBelow = Double.parseDouble(require(name, value));
                 case "wait-quiet-max" -> quietWaitMax = duration(name, value);
+                case "cluster" -> clusterNodes = list(name, value).stream().map(Integer::parseInt).toList();
                 case "help" -> throw new IllegalArgumentException(USAGE);
                 default -> throw new IllegalArgumentException("unknown option --" + name + "\n" + USAGE);
             }
         }
         return new BenchOptions(jdbcUrl, user, password, n, warmup, jvmWarmup, concurrency, modes, transports, matrix,
                 skipCeiling, lag, lagCheckouts, lagWait, recovery, recoveryCheckouts, jar, List.copyOf(appJvmOptions),
-                replay, replayCheckouts, replayCopies, List.copyOf(appProperties), seed, quietBelow, quietWaitMax);
+                replay, replayCheckouts, replayCopies, List.copyOf(appProperties), seed, quietBelow, quietWaitMax,
+                clusterNodes);
     }
 
     private static String require(String name, String value) {

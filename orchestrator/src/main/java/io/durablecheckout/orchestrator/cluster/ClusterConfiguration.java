@@ -50,12 +50,26 @@ public class ClusterConfiguration {
     @Bean
     public RetryScheduler commandRetryScheduler(@Qualifier("commandRetries") ScheduledExecutorService executor,
                                                 Environment env) {
-        return ExponentialBackOffIntervalRetryScheduler.builder()
+        return new AppendConflictRetryScheduler(ExponentialBackOffIntervalRetryScheduler.builder()
                 .retryExecutor(executor)
                 .backoffFactor(env.getProperty("checkout.commands.conflict-retry-backoff-ms", Long.class, 10L))
-                .maxRetryCount(env.getProperty("checkout.commands.conflict-retries", Integer.class, 8))
-                .nonTransientFailurePredicate(failure -> !isAppendConflict(failure))
-                .build();
+                .maxRetryCount(env.getProperty("checkout.commands.conflict-retries", Integer.class, 8)));
+    }
+
+    /**
+     * Axon's scheduler asks its non-transient predicate about the failure and each of its causes separately and gives
+     * up if any one says so; a conflict's causes are the driver's SQL exceptions, so the decision is taken here, once,
+     * on the whole chain.
+     */
+    static final class AppendConflictRetryScheduler extends ExponentialBackOffIntervalRetryScheduler {
+        AppendConflictRetryScheduler(ExponentialBackOffIntervalRetryScheduler.Builder builder) {
+            super(builder);
+        }
+
+        @Override
+        protected boolean isExplicitlyNonTransient(Throwable failure) {
+            return !isAppendConflict(failure);
+        }
     }
 
     /** Replaces Axon's auto-configured gateway (the same, plus the retry above); the saga's commands use it too. */
