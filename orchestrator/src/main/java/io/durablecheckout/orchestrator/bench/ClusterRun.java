@@ -54,6 +54,7 @@ final class ClusterRun {
         double loadBefore = Resources.loadAverage1m();
         progress("%s: start (load average %.2f); node logs in %s", label, loadBefore, logDirectory);
         db.reset();
+        Double ceiling = options.skipCeiling() ? null : db.commitCeiling(16, 10);
         long commitsBefore = db.committedTransactions();
         Path jar = options.jar() != null ? options.jar() : RecoveryRun.packagedJar();
         List<Node> nodes = new ArrayList<>();
@@ -105,6 +106,8 @@ final class ClusterRun {
                 line.put("p95_ms", round(run.percentileMillis(95), 1));
                 line.put("p99_ms", round(run.percentileMillis(99), 1));
                 line.put("events_per_checkout", round((double) events / options.n(), 2));
+                line.put("pg_commit_ceiling_tps", ceiling == null ? null : round(ceiling, 0));
+                line.put("ratio_to_ceiling", ceiling == null ? null : round(run.perSecond() / ceiling, 4));
                 double host = hostAfter.busyPercentSince(hostBefore);
                 double nodeCpu = hostAfter.percentOfCapacity(hostBefore, nodeTicks);
                 double pg = hostAfter.percentOfCapacity(hostBefore, pgTicks);

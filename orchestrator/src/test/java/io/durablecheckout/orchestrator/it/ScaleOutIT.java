@@ -86,6 +86,8 @@ class ScaleOutIT {
             long killed = System.nanoTime();
             victim.kill9();
             live.remove(victim);
+            // another node starts at once (it takes far longer to start than the takeover, which it does not take part in)
+            CompletableFuture<NodeProcess> joining = CompletableFuture.supplyAsync(() -> node(r, "n4", List.of()));
             r.port.set(live.get(0).port());
             await("every claim of " + victimName + " taken over").atMost(Duration.ofSeconds(60))
                     .pollInterval(Duration.ofMillis(100))
@@ -97,9 +99,8 @@ class ScaleOutIT {
             // (0.5 s) plus this machine's scheduling delays (two cores, several builds): allow 10 s more
             assertThat(takeover).as("segments redistributed after the claim timeout").isLessThan(CLAIM_TIMEOUT.toSeconds() + 10.0);
 
-            // another node joins and gets a share
-            NodeProcess fourth = node(r, "n4", List.of());
-            live.add(fourth);
+            // the new node joins and gets a share
+            live.add(joining.join());
             await("the joining node gets segments").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
                     .until(() -> r.count("SELECT count(*) FROM tokenentry WHERE owner = 'n4'") > 0);
 
