@@ -124,7 +124,8 @@ class ScaleOutIT {
     void splitDeploymentCompletesTheStandardWorkload() throws Exception {
         int checkouts = Integer.getInteger("scale.split.checkouts", 40);
         try (FaultMatrix.Run r = new FaultMatrix.Run("scale-split")) {
-            List<String> activity = List.of("--checkout.orchestrator.enabled=false", "--checkout.activities.enabled=true");
+            List<String> activity = List.of("--checkout.orchestrator.enabled=false", "--checkout.activities.enabled=true",
+                    "--checkout.demo.sku-count=1000"); // the standard workload's catalogue
             NodeProcess inventory = node(r, "inventory", concat(activity, "--checkout.simulator.enabled=false",
                     "--checkout.activities.payments.enabled=false", "--checkout.activities.receipts.enabled=false"));
             CompletableFuture<NodeProcess> payments = CompletableFuture.supplyAsync(() -> node(r, "payments",
@@ -134,7 +135,8 @@ class ScaleOutIT {
                     concat(activity, "--checkout.simulator.enabled=false", "--checkout.activities.inventory.enabled=false",
                             "--checkout.activities.payments.enabled=false")));
             CompletableFuture<NodeProcess> orchestrator = CompletableFuture.supplyAsync(() -> node(r, "orchestrator",
-                    List.of("--checkout.activities.enabled=false", "--checkout.simulator.enabled=false")));
+                    List.of("--checkout.activities.enabled=false", "--checkout.simulator.enabled=false",
+                            "--checkout.demo.sku-count=1000")));
             NodeProcess api = orchestrator.join();
             payments.join();
             receipts.join();
@@ -256,7 +258,10 @@ class ScaleOutIT {
     }
 
     private NodeProcess node(FaultMatrix.Run r, String name, List<String> extra) {
-        List<String> args = new ArrayList<>(FaultMatrix.NODE_ARGS);
+        List<String> args = new ArrayList<>();
+        // a setting given in `extra` replaces the matrix's (a repeated option would read as "a,b")
+        FaultMatrix.NODE_ARGS.stream().filter(a -> extra.stream().noneMatch(e -> e.startsWith(a.substring(0, a.indexOf('=') + 1))))
+                .forEach(args::add);
         args.add("--checkout.processing.node-id=" + name);
         args.add("--checkout.deadlines.execution-log=true");
         args.add("--checkout.processing.balance-interval=1s");
@@ -317,10 +322,10 @@ class ScaleOutIT {
                 id[0] = resp.body().replaceAll(".*\"checkoutId\":\"([^\"]+)\".*", "$1");
                 return true;
             }
-            if (resp != null && resp.statusCode() != 400 && resp.statusCode() != 503 && resp.statusCode() != 429) {
+            if (resp != null && resp.statusCode() != 422 && resp.statusCode() != 503 && resp.statusCode() != 429) {
                 throw new AssertionError("checkout refused: " + resp.statusCode() + " " + resp.body());
             }
-            return false; // 400: the inventory process has not seeded the catalogue yet
+            return false; // 422: the inventory process has not seeded the catalogue yet
         });
         return id[0];
     }
