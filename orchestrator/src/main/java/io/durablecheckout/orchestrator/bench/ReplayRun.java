@@ -137,13 +137,13 @@ final class ReplayRun {
                 s.execute("""
                         INSERT INTO domainevententry (aggregateidentifier, sequencenumber, type, eventidentifier,
                                                       metadata, payload, payloadrevision, payloadtype, timestamp)
-                        SELECT aggregateidentifier || '-%1$d', sequencenumber, type, eventidentifier || '-%1$d',
+                        SELECT aggregateidentifier || '~%1$d', sequencenumber, type, eventidentifier || '~%1$d',
                                convert_to(replace(convert_from(metadata, 'UTF8'), aggregateidentifier,
-                                                  aggregateidentifier || '-%1$d'), 'UTF8'),
+                                                  aggregateidentifier || '~%1$d'), 'UTF8'),
                                convert_to(replace(convert_from(payload, 'UTF8'), aggregateidentifier,
-                                                  aggregateidentifier || '-%1$d'), 'UTF8'),
+                                                  aggregateidentifier || '~%1$d'), 'UTF8'),
                                payloadrevision, payloadtype, timestamp
-                        FROM domainevententry WHERE aggregateidentifier NOT LIKE '%%-%%' ORDER BY globalindex
+                        FROM domainevententry WHERE aggregateidentifier NOT LIKE '%%~%%' ORDER BY globalindex
                         """.formatted(k));
                 progress("rebuild-reads: copy %d of %d", k, options.replayCopies());
             }
@@ -154,7 +154,8 @@ final class ReplayRun {
         }
         double copySeconds = (System.nanoTime() - copyStart) / 1e9;
         long events = db.queryLong("SELECT count(*) FROM domainevententry");
-        long checkouts = db.queryLong("SELECT count(DISTINCT aggregateidentifier) FROM domainevententry");
+        long checkouts = db.queryLong("SELECT count(DISTINCT aggregateidentifier) FROM domainevententry"
+                + " WHERE type = 'Checkout'");
         progress("rebuild-reads: %d checkouts, %d events in the store (copies took %.1f s)", checkouts, events,
                 copySeconds);
 

@@ -45,7 +45,7 @@ import java.util.regex.Pattern;
  */
 @RestController
 @ConditionalOnProperty(name = "checkout.orchestrator.enabled", havingValue = "true", matchIfMissing = true)
-public class PaymentCallbackController {
+public class PaymentCallbackController implements org.springframework.beans.factory.SmartInitializingSingleton {
 
     public static final String PATH = "/api/v1/payment-callbacks";
     /** A notification is a few hundred bytes; anything much bigger is not one. */
@@ -78,6 +78,12 @@ public class PaymentCallbackController {
         this.clock = clock;
         this.secret = secret;
         this.tolerance = env.getProperty("checkout.payments.webhook-tolerance", Duration.class, Duration.ofMinutes(5));
+    }
+
+    /** Resolve (for the demo: generate) the secret at startup, not in the first request that needs it. */
+    @Override
+    public void afterSingletonsInstantiated() {
+        secret.value();
     }
 
     @PostMapping(PATH)

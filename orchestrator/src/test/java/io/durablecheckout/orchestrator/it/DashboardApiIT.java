@@ -43,6 +43,12 @@ class DashboardApiIT extends IntegrationTestBase {
         assertThat(new DashboardSession(port).signIn("someone-else", HttpApi.OPERATOR_KEY)).contains("error");
         assertThat(new DashboardSession(port).signIn("", HttpApi.DEMO_KEY)).contains("error");
 
+        // signing out ends the session
+        DashboardSession leaving = signedIn();
+        assertThat(leaving.get("/dashboard/api/me").status()).isEqualTo(200);
+        assertThat(leaving.signOut()).startsWith("302").endsWith("/login?logout");
+        assertThat(leaving.get("/dashboard/api/me").status()).isEqualTo(401);
+
         // revoking the key ends the session's rights at once
         String keyId = reader.get("/dashboard/api/me").json().path("keyId").asText();
         apiKeys.revoke(keyId, "test");
@@ -117,6 +123,22 @@ class DashboardApiIT extends IntegrationTestBase {
                     + "LIKE '%OperatorRetryRequestedEvent' AND convert_from(metadata, 'UTF8') LIKE '%provider back up%'",
                     id)).as(id).isEqualTo(1);
         }
+    }
+
+    @Test
+    void liveCountsByStateEqualACountOfTheReadModel() {
+        start("tok_approve");
+        start("tok_decline");
+        DashboardSession operator = signedIn();
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            java.util.Map<String, Long> expected = new java.util.TreeMap<>();
+            jdbc.query("SELECT state, count(*) FROM checkout_summary GROUP BY state",
+                    rs -> { expected.put(rs.getString(1), rs.getLong(2)); });
+            java.util.Map<String, Long> shown = new java.util.TreeMap<>();
+            operator.get("/dashboard/api/counts").json().path("byState").properties()
+                    .forEach(e -> shown.put(e.getKey(), e.getValue().asLong()));
+            assertThat(shown).isEqualTo(expected);
+        });
     }
 
     private DashboardSession signedIn() {

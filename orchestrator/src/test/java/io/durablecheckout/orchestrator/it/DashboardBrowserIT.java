@@ -79,8 +79,11 @@ class DashboardBrowserIT extends IntegrationTestBase {
                 By.cssSelector("tr[data-id='" + id + "'] a.open")));
         assertThat(browser.findElements(By.cssSelector("#checkouts tbody tr")))
                 .allMatch(row -> row.getText().contains("manual_review"));
+        for (String token : List.of("tok_timeout_then_approve", "tok_provider_down", "tok_slow", "tok_approve")) {
+            api.startCheckout("browser-mix-" + UUID.randomUUID(), HttpApi.checkoutBody("SKU-0107", 1, 1875, token));
+        }
         browser.get(url("/dashboard#/checkouts"));
-        wait(10).until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#checkouts tbody tr")));
+        wait(10).until(ExpectedConditions.numberOfElementsToBeMoreThan(By.cssSelector("#checkouts tbody tr"), 6));
         Browser.screenshot(browser, "list");
         browser.get(url("/dashboard#/checkouts?state=manual_review"));
         link = wait(15).until(ExpectedConditions.elementToBeClickable(By.cssSelector("tr[data-id='" + id + "'] a.open")));
@@ -171,7 +174,16 @@ class DashboardBrowserIT extends IntegrationTestBase {
         wait(10).until(ExpectedConditions.textToBePresentInElementLocated(By.id("processors"), "checkout-summary"));
         assertThat(browser.findElement(By.id("processors")).getText()).contains("CheckoutSagaProcessor", "caught up");
         assertThat(processors).isNotNull();
+        wait(10).until(ExpectedConditions.textToBePresentInElementLocated(By.id("dead-letters"), "Dead letters"));
+        browser.manage().window().setSize(new Dimension(1400, 1700));
         Browser.screenshot(browser, "processors");
+        browser.manage().window().setSize(new Dimension(1400, 1000));
+        // the HTTP API in Swagger UI, from the dashboard's link, on the same sign-in
+        browser.get(url("/dashboard#/checkouts"));
+        String swagger = wait(10).until(ExpectedConditions.presenceOfElementLocated(By.id("nav-api"))).getAttribute("href");
+        browser.get(swagger);
+        wait(20).until(ExpectedConditions.presenceOfElementLocated(By.cssSelector(".opblock")));
+        assertThat(browser.findElement(By.tagName("body")).getText()).contains("/api/v1/checkouts");
         browser.get(url("/dashboard#/money"));
         wait(10).until(ExpectedConditions.presenceOfElementLocated(By.id("money-table")));
         Browser.screenshot(browser, "money-at-risk");

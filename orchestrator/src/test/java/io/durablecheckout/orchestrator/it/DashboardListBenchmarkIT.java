@@ -52,6 +52,7 @@ class DashboardListBenchmarkIT extends IntegrationTestBase {
             cases.put("search + state filter", "/dashboard/api/checkouts?q=bench-key-55555&state=completed");
             cases.put("live counts (all states)", "/dashboard/api/counts");
             List<String> report = new ArrayList<>();
+            long worst = 0;
             for (Map.Entry<String, String> c : cases.entrySet()) {
                 long[] server = new long[RUNS];
                 long[] http = new long[RUNS];
@@ -72,10 +73,14 @@ class DashboardListBenchmarkIT extends IntegrationTestBase {
                         c.getKey(), server[RUNS / 2] / 1000.0, server[RUNS * 95 / 100] / 1000.0, server[RUNS - 1] / 1000.0,
                         http[RUNS / 2] / 1000.0, http[RUNS * 95 / 100] / 1000.0);
                 report.add(line);
-                assertThat(server[RUNS * 95 / 100]).as(line).isLessThan(200_000);
+                worst = Math.max(worst, server[RUNS * 95 / 100]);
             }
             System.out.println("DASHBOARD BENCHMARK (" + rows + " checkouts in checkout_summary)");
             report.forEach(System.out::println);
+            assertThat(worst).as("the slowest case's p95 server time, µs").isLessThan(200_000);
+            // the trigger-kept counts equal a count of the table itself
+            assertThat(jdbc.queryForObject("SELECT sum(n) FROM checkout_state_counts", Long.class))
+                    .isEqualTo(count("SELECT count(*) FROM checkout_summary"));
         } finally {
             jdbc.update("DELETE FROM checkout_summary WHERE checkout_id LIKE 'bench\\_%'");
         }
