@@ -75,6 +75,7 @@ class DomainMetricsIT extends IntegrationTestBase {
     }
 
     private Prometheus scrape() {
+        // actuator needs an operator-read key (SecurityConfiguration.surfaceChain)
         HttpApi.Response r = api.send("GET", "/actuator/prometheus", HttpApi.OPERATOR_KEY, java.util.Map.of(), null);
         assertThat(r.status()).as(r.body()).isEqualTo(200);
         return new Prometheus(r.body());
