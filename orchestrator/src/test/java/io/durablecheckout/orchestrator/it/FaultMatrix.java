@@ -386,8 +386,12 @@ final class FaultMatrix {
                     });
             Effects effects = Effects.count(db);
             effects.write(name);
+            // how the run's checkouts ended, beside the effects: a run where nothing completed counts few effects
+            String ended = states.entrySet().stream().filter(e -> accepted.contains(e.getKey()))
+                    .collect(Collectors.groupingBy(Map.Entry::getValue, java.util.TreeMap::new, Collectors.counting()))
+                    .toString();
             Result result = new Result(fault, boundary, run, accepted.size(), lost, duplicated, invisible, seconds,
-                    violations, effects.summary());
+                    violations, effects.summary() + "; ended " + ended);
             return result;
         }
 
