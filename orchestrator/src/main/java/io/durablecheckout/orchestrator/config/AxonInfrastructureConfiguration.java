@@ -23,7 +23,6 @@ import org.axonframework.eventhandling.tokenstore.jdbc.TokenSchema;
 import org.axonframework.eventsourcing.eventstore.EventStorageEngine;
 import org.axonframework.eventsourcing.eventstore.jdbc.EventSchema;
 import org.axonframework.eventsourcing.eventstore.jdbc.JdbcEventStorageEngine;
-import org.axonframework.eventsourcing.eventstore.jdbc.JdbcSQLErrorCodesResolver;
 import org.axonframework.modelling.saga.repository.SagaStore;
 import org.axonframework.modelling.saga.repository.jdbc.JdbcSagaStore;
 import org.axonframework.modelling.saga.repository.jdbc.PostgresSagaSqlSchema;
@@ -98,7 +97,7 @@ public class AxonInfrastructureConfiguration {
 
     @Bean
     public PersistenceExceptionResolver persistenceExceptionResolver() {
-        return new JdbcSQLErrorCodesResolver();
+        return new PostgresDuplicateKeyResolver(); // Axon's JDBC resolver misses PostgreSQL's 23505
     }
 
     /** Events in PostgreSQL with bytea payloads (the JPA engine would use large objects). Not with Axon Server. */

@@ -75,7 +75,8 @@ class DomainMetricsIT extends IntegrationTestBase {
     }
 
     private Prometheus scrape() {
-        HttpApi.Response r = api.send("GET", "/actuator/prometheus", null, java.util.Map.of(), null);
+        // actuator needs an operator-read key (SecurityConfiguration.surfaceChain)
+        HttpApi.Response r = api.send("GET", "/actuator/prometheus", HttpApi.OPERATOR_KEY, java.util.Map.of(), null);
         assertThat(r.status()).as(r.body()).isEqualTo(200);
         return new Prometheus(r.body());
     }
