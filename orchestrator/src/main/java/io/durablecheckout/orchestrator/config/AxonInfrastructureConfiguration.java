@@ -24,6 +24,8 @@ import org.axonframework.eventsourcing.eventstore.EventStorageEngine;
 import org.axonframework.eventsourcing.eventstore.jdbc.EventSchema;
 import org.axonframework.eventsourcing.eventstore.jdbc.JdbcEventStorageEngine;
 import org.axonframework.eventsourcing.eventstore.jdbc.JdbcSQLErrorCodesResolver;
+import org.axonframework.messaging.correlation.CorrelationDataProvider;
+import org.axonframework.messaging.interceptors.CorrelationDataInterceptor;
 import org.axonframework.modelling.saga.repository.SagaStore;
 import org.axonframework.modelling.saga.repository.jdbc.JdbcSagaStore;
 import org.axonframework.modelling.saga.repository.jdbc.PostgresSagaSqlSchema;
@@ -46,6 +48,7 @@ import javax.sql.DataSource;
 import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Every durable Axon component declared explicitly, so nothing silently falls back to an in-memory or
@@ -59,7 +62,7 @@ public class AxonInfrastructureConfiguration {
      * Axon 4 serializes with Jackson 2; Boot 4 itself uses Jackson 3, so this mapper is Axon's own. Field access lets
      * sagas keep private state without getters.
      */
-    static ObjectMapper axonObjectMapper() {
+    public static ObjectMapper axonObjectMapper() {
         return new ObjectMapper()
                 .registerModule(new JavaTimeModule())
                 .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
@@ -157,7 +160,8 @@ public class AxonInfrastructureConfiguration {
                                            org.axonframework.config.Configuration configuration,
                                            Serializer serializer,
                                            TransactionManager transactionManager,
-                                           DeadlineManagerSpanFactory spanFactory) {
+                                           DeadlineManagerSpanFactory spanFactory,
+                                           List<CorrelationDataProvider> correlationDataProviders) {
         DbSchedulerDeadlineManager.Builder builder = DbSchedulerDeadlineManager.builder()
                 .scheduler(scheduler)
                 .scopeAwareProvider(new ConfigurationScopeAwareProvider(configuration))
@@ -166,7 +170,10 @@ public class AxonInfrastructureConfiguration {
                 .spanFactory(spanFactory)
                 .startScheduler(false) // the db-scheduler starter starts and stops it
                 .stopScheduler(false);
-        return new LeaseDeadlineManager(builder, scheduler);
+        LeaseDeadlineManager manager = new LeaseDeadlineManager(builder, scheduler);
+        // events a deadline handler applies carry the same origin and recorded input as those of a command
+        manager.registerHandlerInterceptor(new CorrelationDataInterceptor<>(correlationDataProviders));
+        return manager;
     }
 
     /** Picked up by the db-scheduler starter, which adds every {@code ExecutionInterceptor} bean to the scheduler. */
