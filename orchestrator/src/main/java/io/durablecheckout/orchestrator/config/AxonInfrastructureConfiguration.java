@@ -42,6 +42,7 @@ import org.springframework.context.annotation.Primary;
 import org.springframework.core.env.Environment;
 import org.springframework.transaction.PlatformTransactionManager;
 
+import io.durablecheckout.orchestrator.replay.EventUpcasters;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import javax.sql.DataSource;
@@ -82,10 +83,24 @@ public class AxonInfrastructureConfiguration {
         return serializer;
     }
 
+    /**
+     * Events are read strictly: an unknown or a missing property is an error, never a silent null. An old shape is
+     * read through an upcaster (every event has a revision; docs/decisions.md, "Event evolution").
+     */
+    public static ObjectMapper strictEventObjectMapper() {
+        return axonObjectMapper()
+                .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+                .enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES);
+    }
+
+    public static Serializer strictEventSerializer() {
+        return JacksonSerializer.builder().objectMapper(strictEventObjectMapper()).build();
+    }
+
     @Bean
     @Qualifier("eventSerializer")
-    public Serializer eventSerializer(Serializer serializer) {
-        return serializer;
+    public Serializer eventSerializer() {
+        return strictEventSerializer();
     }
 
     /** Declared by hand: on Boot 4, Axon's auto-configuration runs before Boot's JDBC transaction manager exists. */
@@ -109,13 +124,14 @@ public class AxonInfrastructureConfiguration {
     @ConditionalOnProperty(name = "axon.axonserver.enabled", havingValue = "false", matchIfMissing = true)
     public EventStorageEngine eventStorageEngine(ConnectionProvider connectionProvider,
                                                  TransactionManager transactionManager,
-                                                 Serializer serializer,
+                                                 @Qualifier("eventSerializer") Serializer eventSerializer,
                                                  PersistenceExceptionResolver persistenceExceptionResolver) {
         return JdbcEventStorageEngine.builder()
                 .connectionProvider(connectionProvider)
                 .transactionManager(transactionManager)
-                .eventSerializer(serializer)
-                .snapshotSerializer(serializer)
+                .eventSerializer(eventSerializer)
+                .snapshotSerializer(eventSerializer)
+                .upcasterChain(EventUpcasters.chain())
                 .persistenceExceptionResolver(persistenceExceptionResolver)
                 .schema(new EventSchema())
                 .dataType(byte[].class)

@@ -11,7 +11,6 @@ import io.durablecheckout.orchestrator.config.AxonInfrastructureConfiguration;
 import org.axonframework.eventhandling.DomainEventData;
 import org.axonframework.eventhandling.GenericDomainEventEntry;
 import org.axonframework.serialization.Serializer;
-import org.axonframework.serialization.json.JacksonSerializer;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -39,8 +38,7 @@ public final class HistoryBundle {
     public static final Set<String> PERSONAL_FIELDS = Set.of("customerEmail", "paymentToken");
     public static final String REDACTED = "[redacted]";
 
-    private static final Serializer SERIALIZER = JacksonSerializer.builder()
-            .objectMapper(AxonInfrastructureConfiguration.axonObjectMapper()).build();
+    private static final Serializer SERIALIZER = AxonInfrastructureConfiguration.strictEventSerializer();
 
     private HistoryBundle() {
     }

@@ -2,6 +2,7 @@ package io.durablecheckout.orchestrator.replay;
 
 import org.axonframework.messaging.correlation.CorrelationDataProvider;
 import org.axonframework.serialization.Serializer;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
@@ -17,7 +18,7 @@ public class ReplayConfiguration {
     }
 
     @Bean
-    public StoredHistories storedHistories(DataSource dataSource, Serializer serializer) {
+    public StoredHistories storedHistories(DataSource dataSource, @Qualifier("eventSerializer") Serializer serializer) {
         return new StoredHistories(dataSource, serializer, EventUpcasters.chain());
     }
 
