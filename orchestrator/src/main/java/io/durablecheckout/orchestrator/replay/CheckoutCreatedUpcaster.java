@@ -34,7 +34,9 @@ public final class CheckoutCreatedUpcaster extends SingleEventUpcaster {
     protected IntermediateEventRepresentation doUpcast(IntermediateEventRepresentation representation) {
         return representation.upcastPayload(TARGET, JsonNode.class, node -> {
             ObjectNode event = (ObjectNode) node;
-            event.set("policy", RecordedInputs.MAPPER.valueToTree(LEGACY));
+            if (!event.hasNonNull("policy")) {
+                event.set("policy", RecordedInputs.MAPPER.valueToTree(LEGACY));
+            }
             return event;
         });
     }

@@ -51,10 +51,15 @@ import java.util.function.Consumer;
 public final class CheckoutReplayer {
 
     private static final ReplayDeadlines DEADLINES = new ReplayDeadlines();
+    /**
+     * The replay's own resources come first, so no application context can hand the aggregate a real deadline
+     * manager. The policy resource only satisfies the creation handler's signature: replay calls that constructor
+     * itself, with the recorded policy.
+     */
     private static final AggregateModel<Checkout> MODEL = AnnotatedAggregateMetaModelFactory.inspectAggregate(
             Checkout.class, MultiParameterResolverFactory.ordered(
-                    ClasspathParameterResolverFactory.forClass(Checkout.class),
-                    new SimpleResourceParameterResolverFactory(List.of(DEADLINES))));
+                    new SimpleResourceParameterResolverFactory(List.of(DEADLINES, WorkflowPolicy.defaults())),
+                    ClasspathParameterResolverFactory.forClass(Checkout.class)));
 
     /** Replays a stored or bundled history. */
     public ReplayReport replay(StoredHistories.History history) {
@@ -226,7 +231,7 @@ public final class CheckoutReplayer {
                 String type = String.valueOf(result.get("@type"));
                 s.append('(').append(type.substring(type.lastIndexOf('.') + 1)).append(')');
             } else if (input.get("payloadType") != null) {
-                s.append('(').append(input.get("payloadType")).append(' ').append(payload).append(')');
+                s.append('(').append(input.get("payloadType")).append(' ').append(PlainShapes.tree(payload)).append(')');
             }
         }
         s.append(" at ").append(input.get("at"));
@@ -241,7 +246,7 @@ public final class CheckoutReplayer {
 
     static String describeDeadline(Map<String, Object> op) {
         return "schedule".equals(op.get("op"))
-                ? "schedule " + op.get("name") + " " + op.get("payload") + " due " + op.get("due")
+                ? "schedule " + op.get("name") + " " + PlainShapes.tree(op.get("payload")) + " due " + op.get("due")
                 : "cancel " + op.get("name");
     }
 

@@ -68,7 +68,7 @@ public record ReplayReport(String checkoutId, int events, List<Step> timeline, V
             out.append("  first difference at position ").append(d.position()).append(" (sequence number), input #")
                     .append(d.inputNumber()).append(": ").append(d.input().get("kind")).append(' ')
                     .append(d.input().get("type")).append(" at ").append(d.input().get("at")).append('\n');
-            out.append("  input payload: ").append(d.input().get("payload")).append('\n');
+            out.append("  input payload: ").append(PlainShapes.tree(d.input().get("payload"))).append('\n');
             out.append("  ").append(d.what()).append(" recorded: ").append(d.recorded()).append('\n');
             out.append("  ").append(d.what()).append(" produced: ").append(d.produced()).append('\n');
             if (!d.differences().isEmpty()) {

@@ -15,6 +15,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -49,36 +50,50 @@ public final class StoredHistories {
     public History load(String checkoutId) {
         List<History> found = new ArrayList<>();
         query("select " + COLUMNS + " from domainevententry where type = ? and aggregateidentifier = ? "
-                + "order by sequencenumber", List.of(Checkout.TYPE, checkoutId), found::add);
+                + "order by sequencenumber", List.of(Checkout.TYPE, checkoutId), true, found::add);
         return found.isEmpty() ? null : found.get(0);
     }
 
     /** Every checkout created at or after {@code since} (all if null), one history at a time, streamed. */
     public void forEach(Instant since, Consumer<History> each) {
+        visit(since, true, each);
+    }
+
+    private void visit(Instant since, boolean deserialize, Consumer<History> each) {
         if (since == null) {
             query("select " + COLUMNS + " from domainevententry where type = ? "
-                    + "order by aggregateidentifier, sequencenumber", List.of(Checkout.TYPE), each);
+                    + "order by aggregateidentifier, sequencenumber", List.of(Checkout.TYPE), deserialize, each);
         } else {
             query("select " + COLUMNS + " from domainevententry e where e.type = ? and e.aggregateidentifier in "
                     + "(select c.aggregateidentifier from domainevententry c where c.type = ? "
                     + "and c.sequencenumber = 0 and c.timestamp >= ?) "
                     + "order by e.aggregateidentifier, e.sequencenumber",
-                    List.of(Checkout.TYPE, Checkout.TYPE, since.toString()), h -> {
-                        if (!h.events().get(0).timestamp().isBefore(since)) {
+                    // the text comparison is coarse (ISO strings of varying precision): filter exactly here
+                    List.of(Checkout.TYPE, Checkout.TYPE, since.truncatedTo(ChronoUnit.SECONDS).toString()),
+                    deserialize, h -> {
+                        if (!h.rows().get(0).getTimestamp().isBefore(since)) {
                             each.accept(h);
                         }
                     });
         }
     }
 
+    /**
+     * Like {@link #forEach} but hands over raw rows only (events empty): the caller deserializes them with
+     * {@link #history(String, List)}, on other threads.
+     */
+    public void forEachRaw(Instant since, Consumer<History> each) {
+        visit(since, false, each);
+    }
+
     /** How many checkouts {@link #forEach} would visit (for a progress bar). */
     public long count(Instant since) {
         String sql = "select count(*) from domainevententry where type = ? and sequencenumber = 0"
-                + (since == null ? "" : " and timestamp >= ?");
+                + (since == null ? "" : " and timestamp >= ?"); // coarse (text), as in forEach
         try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
             s.setString(1, Checkout.TYPE);
             if (since != null) {
-                s.setString(2, since.toString());
+                s.setString(2, since.truncatedTo(ChronoUnit.SECONDS).toString());
             }
             try (ResultSet r = s.executeQuery()) {
                 r.next();
@@ -89,7 +104,7 @@ public final class StoredHistories {
         }
     }
 
-    private void query(String sql, List<String> args, Consumer<History> each) {
+    private void query(String sql, List<String> args, boolean deserialize, Consumer<History> each) {
         try (Connection c = dataSource.getConnection()) {
             boolean autoCommit = c.getAutoCommit();
             c.setAutoCommit(false); // PostgreSQL streams with a fetch size only inside a transaction
@@ -105,7 +120,7 @@ public final class StoredHistories {
                     while (r.next()) {
                         String id = r.getString(1);
                         if (current != null && !current.equals(id)) {
-                            each.accept(history(current, rows));
+                            each.accept(deserialize ? history(current, rows) : new History(current, List.of(), rows));
                             rows = new ArrayList<>();
                         }
                         current = id;
@@ -113,7 +128,7 @@ public final class StoredHistories {
                                 r.getString(4), r.getString(5), r.getString(6), r.getBytes(7), r.getBytes(8)));
                     }
                     if (current != null) {
-                        each.accept(history(current, rows));
+                        each.accept(deserialize ? history(current, rows) : new History(current, List.of(), rows));
                     }
                 }
             } finally {
