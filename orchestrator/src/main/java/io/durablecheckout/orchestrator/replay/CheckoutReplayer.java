@@ -56,10 +56,39 @@ public final class CheckoutReplayer {
      * manager. The policy resource only satisfies the creation handler's signature: replay calls that constructor
      * itself, with the recorded policy.
      */
-    private static final AggregateModel<Checkout> MODEL = AnnotatedAggregateMetaModelFactory.inspectAggregate(
-            Checkout.class, MultiParameterResolverFactory.ordered(
-                    new SimpleResourceParameterResolverFactory(List.of(DEADLINES, WorkflowPolicy.defaults())),
-                    ClasspathParameterResolverFactory.forClass(Checkout.class)));
+    private static final AggregateModel<Checkout> MODEL = model(Checkout.class);
+
+    /** How a checkout is created from its first input; the aggregate's own creation handler unless a variant. */
+    @FunctionalInterface
+    public interface Creation<T extends Checkout> {
+        T create(StartCheckoutCommand command, DeadlineManager deadlines, WorkflowPolicy configured);
+    }
+
+    private final AggregateModel<? extends Checkout> model;
+    private final Creation<? extends Checkout> creation;
+
+    public CheckoutReplayer() {
+        this(MODEL, Checkout::new);
+    }
+
+    private CheckoutReplayer(AggregateModel<? extends Checkout> model, Creation<? extends Checkout> creation) {
+        this.model = model;
+        this.creation = creation;
+    }
+
+    /**
+     * A replayer for a variant of the Checkout (a subclass with a decision changed): how a test shows that a changed
+     * decision is caught, with the report it gives.
+     */
+    public static <T extends Checkout> CheckoutReplayer forVariant(Class<T> type, Creation<T> creation) {
+        return new CheckoutReplayer(model(type), creation);
+    }
+
+    private static <T extends Checkout> AggregateModel<T> model(Class<T> type) {
+        return AnnotatedAggregateMetaModelFactory.inspectAggregate(type, MultiParameterResolverFactory.ordered(
+                new SimpleResourceParameterResolverFactory(List.of(DEADLINES, WorkflowPolicy.defaults())),
+                ClasspathParameterResolverFactory.forClass(type)));
+    }
 
     /** Replays a stored or bundled history. */
     public ReplayReport replay(StoredHistories.History history) {
@@ -91,7 +120,7 @@ public final class CheckoutReplayer {
         }
 
         Capture capture = new Capture();
-        AnnotatedAggregate<Checkout> aggregate = null;
+        AnnotatedAggregate<? extends Checkout> aggregate = null;
         for (int i = 0; i < inputs.size(); i++) {
             List<HistoryEvent> recorded = inputs.get(i);
             Map<String, Object> input = recorded.get(0).input();
@@ -122,8 +151,8 @@ public final class CheckoutReplayer {
         return new ReplayReport(checkoutId, history.size(), timeline, Verdict.IDENTICAL, null, null);
     }
 
-    private static AnnotatedAggregate<Checkout> start(Map<String, Object> input, HistoryEvent first, Capture capture)
-            throws Exception {
+    private AnnotatedAggregate<? extends Checkout> start(Map<String, Object> input, HistoryEvent first,
+                                                         Capture capture) throws Exception {
         Object command = command(input);
         if (!(command instanceof StartCheckoutCommand start)) {
             throw new IllegalStateException("the first input is " + input.get("type") + ", not a StartCheckoutCommand");
@@ -133,8 +162,17 @@ public final class CheckoutReplayer {
             throw new IllegalStateException("the history starts with " + first.type());
         }
         WorkflowPolicy configured = WorkflowPolicy.of(created.policy());
-        Callable<Checkout> factory = () -> new Checkout(start, DEADLINES, configured);
-        return AnnotatedAggregate.initialize(factory, MODEL, capture);
+        return initialize(model, creation, start, configured, capture);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static <T extends Checkout> AnnotatedAggregate<T> initialize(AggregateModel<T> model,
+                                                                        Creation<? extends Checkout> creation,
+                                                                        StartCheckoutCommand start,
+                                                                        WorkflowPolicy configured, Capture capture)
+            throws Exception {
+        Callable<T> factory = () -> (T) creation.create(start, DEADLINES, configured);
+        return AnnotatedAggregate.initialize(factory, model, capture);
     }
 
     /** The recorded input as the message the aggregate handled. */

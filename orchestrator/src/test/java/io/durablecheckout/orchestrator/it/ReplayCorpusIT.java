@@ -49,19 +49,29 @@ class ReplayCorpusIT extends IntegrationTestBase {
 
     @Test
     void everyHistoryInTheStoreReplaysIdenticallyWithTodaysCode() throws Exception {
-        // a few paths of its own, in case it runs alone
+        // a few paths of its own, in case it runs alone, and the operator paths no other test walks to the end
         String sku = "R-" + UUID.randomUUID().toString().substring(0, 8);
-        inventory.seed(new TenantId("demo"), sku, 10);
+        inventory.seed(new TenantId("demo"), sku, 20);
         List<String> own = new ArrayList<>();
         for (String token : List.of("tok_approve", "tok_decline", "tok_timeout_then_approve")) {
-            HttpApi.Response r = api.startCheckout("replay-" + UUID.randomUUID(), checkoutBody(sku, 1, 1500, token));
-            assertThat(r.status()).as(r.body()).isEqualTo(202);
-            own.add(r.json().get("checkoutId").asText());
+            own.add(start(sku, token));
         }
+        String declinedByOperator = start(sku, "tok_unknown");
+        String retriedThenCancelled = start(sku, "tok_unknown");
+        own.add(declinedByOperator);
+        own.add(retriedThenCancelled);
+
+        operator(declinedByOperator, "resolve", awaitState(declinedByOperator, "manual_review"),
+                "{\"resolution\":\"declined\",\"reason\":\"provider has no such payment\"}");
+        operator(retriedThenCancelled, "retry", awaitState(retriedThenCancelled, "manual_review"),
+                "{\"reason\":\"provider says try again\"}");
+        await().atMost(Duration.ofSeconds(30)).until(() -> history(retriedThenCancelled).contains("OperatorRetryRequestedEvent")
+                && "manual_review".equals(api.get("/api/v1/checkouts/" + retriedThenCancelled).json().path("state").asText()));
+        operator(retriedThenCancelled, "cancel", awaitState(retriedThenCancelled, "manual_review"),
+                "{\"reason\":\"customer gave up\"}");
         for (String id : own) {
             await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                    .until(() -> api.get("/api/v1/checkouts/" + id),
-                            r -> r.status() == 200 && r.json().path("terminal").asBoolean(isTerminal(r.json())));
+                    .until(() -> api.get("/api/v1/checkouts/" + id), r -> r.status() == 200 && isTerminal(r.json()));
         }
 
         List<ReplayReport> failed = new ArrayList<>();
@@ -89,6 +99,30 @@ class ReplayCorpusIT extends IntegrationTestBase {
                         CORPUS.resolve(name));
             }
         }
+    }
+
+    private String start(String sku, String token) {
+        HttpApi.Response r = api.startCheckout("replay-" + UUID.randomUUID(), checkoutBody(sku, 1, 1500, token));
+        assertThat(r.status()).as(r.body()).isEqualTo(202);
+        return r.json().get("checkoutId").asText();
+    }
+
+    private JsonNode awaitState(String id, String state) {
+        return await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .until(() -> api.get("/api/v1/checkouts/" + id),
+                        r -> r.status() == 200 && state.equals(r.json().get("state").asText())).json();
+    }
+
+    private void operator(String id, String action, JsonNode view, String body) {
+        HttpApi.Response r = api.send("POST", "/api/v1/operator/checkouts/" + id + "/" + action, HttpApi.OPERATOR_KEY,
+                Map.of("If-Match", "\"" + view.get("version").asLong() + "\""), body);
+        assertThat(r.status()).as(r.body()).isEqualTo(202);
+    }
+
+    private List<String> history(String id) {
+        List<String> types = new ArrayList<>();
+        api.get("/api/v1/checkouts/" + id + "/history").json().forEach(e -> types.add(e.get("type").asText()));
+        return types;
     }
 
     private static boolean isTerminal(JsonNode view) {
