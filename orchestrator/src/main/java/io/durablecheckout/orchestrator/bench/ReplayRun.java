@@ -1,7 +1,11 @@
 package io.durablecheckout.orchestrator.bench;
 
 import io.durablecheckout.orchestrator.config.EventProcessingConfiguration;
+import io.durablecheckout.orchestrator.config.AxonInfrastructureConfiguration;
 import io.durablecheckout.orchestrator.readmodel.CheckoutSummaryRebuild;
+import io.durablecheckout.orchestrator.replay.EventUpcasters;
+import io.durablecheckout.orchestrator.replay.ReplayCommand;
+import io.durablecheckout.orchestrator.replay.StoredHistories;
 import org.axonframework.eventhandling.EventTrackerStatus;
 import org.axonframework.eventhandling.StreamingEventProcessor;
 
@@ -101,6 +105,27 @@ final class ReplayRun {
             line.put("offline_rows_equal_processor_rows", processorDigest.equals(digest()));
             line.put("load_avg_1m", round(Resources.loadAverage1m(), 2));
         }
+        // the decision replay of the same store, with the application stopped (as the command line runs it)
+        org.postgresql.ds.PGSimpleDataSource ds = new org.postgresql.ds.PGSimpleDataSource();
+        ds.setUrl(db.url());
+        ds.setUser(db.user());
+        ds.setPassword(db.password());
+        StoredHistories histories = new StoredHistories(ds, AxonInfrastructureConfiguration.strictEventSerializer(),
+                EventUpcasters.chain());
+        int threads = Runtime.getRuntime().availableProcessors();
+        ReplayCommand.Summary decisions = ReplayCommand.replayAll(histories, null, threads, histories.count(null),
+                null);
+        progress("replay: decisions of %d histories replayed in %.2f s (%.0f/s), %d diverged, %d not replayable",
+                decisions.histories(), decisions.seconds(), decisions.historiesPerSecond(), decisions.diverged(),
+                decisions.notReplayable());
+        line.put("decision_replay_histories", decisions.histories());
+        line.put("decision_replay_events", decisions.events());
+        line.put("decision_replay_threads", threads);
+        line.put("decision_replay_seconds", round(decisions.seconds(), 2));
+        line.put("decision_replay_histories_per_s", round(decisions.historiesPerSecond(), 0));
+        line.put("decision_replay_identical", decisions.identical());
+        line.put("decision_replay_diverged", decisions.diverged());
+        line.put("decision_replay_not_replayable", decisions.notReplayable());
         return line;
     }
 

@@ -127,14 +127,43 @@ public final class ReplayCommand {
         return 0;
     }
 
-    /**
-     * Every checkout (created since {@code since}): one thread reads raw rows in (checkout, sequence) order, the
-     * others deserialize and replay. A progress bar on stderr, a summary on stdout.
-     */
+    /** What a replay of many histories found. */
+    public record Summary(long histories, long events, double seconds, long identical, List<ReplayReport> failed) {
+        public long diverged() {
+            return failed.stream().filter(r -> r.verdict() == ReplayReport.Verdict.DIVERGED).count();
+        }
+
+        public long notReplayable() {
+            return failed.size() - diverged();
+        }
+
+        public double historiesPerSecond() {
+            return histories / Math.max(seconds, 1e-9);
+        }
+    }
+
     private int replayAll(StoredHistories histories, Instant since, int threads, int show) {
         long total = histories.count(since);
         out.println("replaying " + total + " checkout(s)" + (since == null ? "" : " created since " + since)
                 + " with " + threads + " thread(s)");
+        Summary summary = replayAll(histories, since, threads, total, err);
+        List<ReplayReport> reports = summary.failed();
+        reports.stream().limit(show).forEach(r -> out.print(r.render()));
+        out.printf("summary: %d histories, %d events in %.2f s (%.0f histories/s): %d identical, %d diverged, "
+                        + "%d not replayable%n", summary.histories(), summary.events(), summary.seconds(),
+                summary.historiesPerSecond(), summary.identical(), summary.diverged(), summary.notReplayable());
+        if (!reports.isEmpty()) {
+            out.println("first differing checkouts: " + reports.stream().limit(20).map(ReplayReport::checkoutId).toList());
+        }
+        return reports.isEmpty() ? 0 : 1;
+    }
+
+    /**
+     * Every checkout (created since {@code since}): one thread reads raw rows in (checkout, sequence) order, the
+     * others deserialize and replay. A progress bar on {@code progressOut} (null: none).
+     */
+    public static Summary replayAll(StoredHistories histories, Instant since, int threads, long total,
+                                    PrintStream progressOut) {
         BlockingQueue<StoredHistories.History> queue = new ArrayBlockingQueue<>(4_096);
         StoredHistories.History end = new StoredHistories.History(null, List.of(), List.of());
         AtomicLong identical = new AtomicLong();
@@ -170,9 +199,9 @@ public final class ReplayCommand {
             workers.add(worker);
         }
         long started = System.nanoTime();
-        Progress progress = new Progress(err, total);
+        Progress progress = progressOut == null ? null : new Progress(progressOut, total);
         Thread bar = new Thread(() -> {
-            while (!Thread.currentThread().isInterrupted()) {
+            while (progress != null && !Thread.currentThread().isInterrupted()) {
                 progress.show(done.get(), started);
                 try {
                     Thread.sleep(250);
@@ -198,31 +227,18 @@ public final class ReplayCommand {
             for (Thread worker : workers) {
                 worker.join();
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return 2;
-        } finally {
             bar.interrupt();
-        }
-        try {
             bar.join();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted");
         }
         double seconds = (System.nanoTime() - started) / 1e9;
-        progress.show(done.get(), started);
-        progress.finish();
-        List<ReplayReport> reports = new ArrayList<>(failed);
-        long diverged = reports.stream().filter(r -> r.verdict() == ReplayReport.Verdict.DIVERGED).count();
-        long unreplayable = reports.size() - diverged;
-        reports.stream().limit(show).forEach(r -> out.print(r.render()));
-        out.printf("summary: %d histories, %d events in %.2f s (%.0f histories/s): %d identical, %d diverged, "
-                        + "%d not replayable%n", done.get(), events.get(), seconds, done.get() / Math.max(seconds, 1e-9),
-                identical.get(), diverged, unreplayable);
-        if (!reports.isEmpty()) {
-            out.println("first differing checkouts: " + reports.stream().limit(20).map(ReplayReport::checkoutId).toList());
+        if (progress != null) {
+            progress.show(done.get(), started);
+            progress.finish();
         }
-        return reports.isEmpty() ? 0 : 1;
+        return new Summary(done.get(), events.get(), seconds, identical.get(), new ArrayList<>(failed));
     }
 
     // ------------------------------------------------------------------------------------------- plumbing
