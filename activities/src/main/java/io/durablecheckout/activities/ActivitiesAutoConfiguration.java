@@ -3,6 +3,7 @@ package io.durablecheckout.activities;
 import io.durablecheckout.activities.payments.HttpPaymentProvider;
 import io.durablecheckout.activities.payments.PaymentProvider;
 import io.durablecheckout.activities.payments.PaymentsProperties;
+import io.durablecheckout.activities.payments.WebhookSecret;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -28,6 +29,29 @@ public class ActivitiesAutoConfiguration {
         return new ParkingPauseHook(step, environment.getProperty("checkout.fault-injection.park-token", Long.class, 1L),
                 environment.getProperty("checkout.fault-injection.park-duration", java.time.Duration.class,
                         java.time.Duration.ofSeconds(45))); // longer than the default lease (30 s)
+    }
+
+    /** The provider notifications' shared secret: configured, or generated for the embedded demo only. */
+    @Bean
+    @ConditionalOnMissingBean
+    public WebhookSecret webhookSecret(Environment environment,
+                                       org.springframework.beans.factory.ObjectProvider<javax.sql.DataSource> dataSource) {
+        return WebhookSecret.from(environment, dataSource::getObject);
+    }
+
+    /** No mutant: the orchestrator's fault injection supplies its own when one is switched on. */
+    @Bean
+    @ConditionalOnMissingBean
+    public ResourceMutants resourceMutants() {
+        return ResourceMutants.NONE;
+    }
+
+    /** Seals and opens checkouts' personal data; erasure deletes a checkout's key. */
+    @Bean
+    @ConditionalOnMissingBean
+    @org.springframework.boot.autoconfigure.condition.ConditionalOnBean(javax.sql.DataSource.class)
+    public io.durablecheckout.activities.privacy.PersonalDataVault personalDataVault(javax.sql.DataSource dataSource) {
+        return new io.durablecheckout.activities.privacy.PersonalDataVault(dataSource);
     }
 
     /** The real HTTP adapter unless the application supplies another {@link PaymentProvider}. */

@@ -50,6 +50,10 @@ public final class FencedOperations {
         for (String required : List.of("operation_id", "kind", "fencing_token")) {
             if (!values.containsKey(required)) throw new IllegalArgumentException("missing column " + required);
         }
+        for (String id : List.of("operation_id", "checkout_id", "authorization_operation_id", "reservation_operation_id")) {
+            if (values.get(id) instanceof String value) Bounds.require(id, value, Bounds.ID);
+        }
+        if (values.get("tenant_id") instanceof String tenant) Bounds.require("tenant_id", tenant, Bounds.TENANT);
         // Column names come from the resources' own constants, never from input.
         String names = String.join(", ", values.keySet());
         String params = values.keySet().stream().map(c -> ":" + c).collect(Collectors.joining(", "));

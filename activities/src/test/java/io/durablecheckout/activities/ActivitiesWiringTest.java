@@ -90,7 +90,6 @@ class ActivitiesWiringTest {
             assertThat(simulator.downForAttempts()).isEqualTo(2);
             assertThat(simulator.webhooks().enabled()).isFalse();
             assertThat(simulator.webhooks().delay()).isEqualTo(Duration.ofMillis(200));
-            assertThat(simulator.webhooks().secret()).isEqualTo("simulator-webhook-secret");
         });
     }
 

@@ -1,6 +1,8 @@
 package io.durablecheckout.activities.inventory;
 
+import io.durablecheckout.activities.Bounds;
 import io.durablecheckout.activities.FencedOperations;
+import io.durablecheckout.activities.Savepoints;
 import io.durablecheckout.activities.FencedOperations.Claim;
 import io.durablecheckout.api.checkout.CancellationReason;
 import io.durablecheckout.api.values.CheckoutId;
@@ -37,14 +39,22 @@ public class InventoryResource {
 
     private final NamedParameterJdbcTemplate jdbc;
     private final FencedOperations operations;
+    private final Savepoints savepoints;
 
     public InventoryResource(DataSource dataSource) {
         this.jdbc = new NamedParameterJdbcTemplate(dataSource);
+        this.savepoints = new Savepoints(dataSource);
         this.operations = new FencedOperations(jdbc, OPERATIONS_TABLE);
     }
 
     public ReservationOutcome reserve(CheckoutId checkoutId, TenantId tenantId, OperationId operationId,
                                       FencingToken token, List<LineItem> items) {
+        return savepoints.run(() -> reserveOnce(checkoutId, tenantId, operationId, token, items));
+    }
+
+    private ReservationOutcome reserveOnce(CheckoutId checkoutId, TenantId tenantId, OperationId operationId,
+                                           FencingToken token, List<LineItem> items) {
+        items.forEach(item -> Bounds.require("sku", item.sku().value(), Bounds.SKU));
         Claim claim = operations.claim(FencedOperations.baseColumns(operationId, "RESERVE", checkoutId.value(),
                 tenantId.value(), token));
         if (claim.stale()) {
@@ -109,6 +119,12 @@ public class InventoryResource {
      */
     public ReleaseOutcome release(CheckoutId checkoutId, TenantId tenantId, OperationId releaseOperationId,
                                   FencingToken token, OperationId reservationOperationId) {
+        return savepoints.run(() -> releaseOnce(checkoutId, tenantId, releaseOperationId, token,
+                reservationOperationId));
+    }
+
+    private ReleaseOutcome releaseOnce(CheckoutId checkoutId, TenantId tenantId, OperationId releaseOperationId,
+                                       FencingToken token, OperationId reservationOperationId) {
         Map<String, Object> columns = FencedOperations.baseColumns(releaseOperationId, "RELEASE", checkoutId.value(),
                 tenantId.value(), token);
         columns.put("reservation_operation_id", reservationOperationId.value());
@@ -174,6 +190,10 @@ public class InventoryResource {
      * @return units moved to sold (0 when there was nothing to move)
      */
     public long markSold(OperationId reservationOperationId) {
+        return savepoints.run(() -> markSoldOnce(reservationOperationId));
+    }
+
+    private long markSoldOnce(OperationId reservationOperationId) {
         List<Map<String, Object>> lines = jdbc.queryForList(
                 "SELECT l.tenant_id, l.sku, l.quantity FROM inventory_reservation_lines l"
                         + " JOIN inventory_operations o ON o.operation_id = l.operation_id"
@@ -219,6 +239,6 @@ public class InventoryResource {
                         .addValue("op", operationId.value())
                         .addValue("status", status)
                         .addValue("reason", reason == null ? null : reason.name())
-                        .addValue("detail", detail));
+                        .addValue("detail", Bounds.clip(detail, Bounds.DETAIL)));
     }
 }

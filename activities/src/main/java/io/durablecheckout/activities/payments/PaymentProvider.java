@@ -12,7 +12,20 @@ public interface PaymentProvider {
 
     AuthorizationAnswer authorize(OperationId operationId, Money amount, String paymentToken);
 
+    /** With the merchant (tenant) the provider records and names in its notifications. */
+    default AuthorizationAnswer authorize(OperationId operationId, Money amount, String paymentToken, String tenantId) {
+        return authorize(operationId, amount, paymentToken);
+    }
+
     LookupAnswer lookup(OperationId authorizationOperationId);
+
+    /**
+     * A lookup that names the lookup operation asking (sent as its Idempotency-Key, so the provider's request log
+     * can tell rounds apart). A read: the key deduplicates nothing.
+     */
+    default LookupAnswer lookup(OperationId authorizationOperationId, OperationId lookupOperationId) {
+        return lookup(authorizationOperationId);
+    }
 
     CompensationAnswer voidAuthorization(OperationId authorizationOperationId, OperationId voidOperationId,
                                          Money amount);

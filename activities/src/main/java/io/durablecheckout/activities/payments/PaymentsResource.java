@@ -1,6 +1,10 @@
 package io.durablecheckout.activities.payments;
 
+import io.durablecheckout.activities.Bounds;
+import io.durablecheckout.activities.privacy.PersonalDataVault;
+
 import io.durablecheckout.activities.FencedOperations;
+import io.durablecheckout.activities.Savepoints;
 import io.durablecheckout.activities.FencedOperations.Claim;
 import io.durablecheckout.activities.payments.PaymentProvider.AuthorizationAnswer;
 import io.durablecheckout.activities.payments.PaymentProvider.CompensationAnswer;
@@ -11,6 +15,8 @@ import io.durablecheckout.api.values.FencingToken;
 import io.durablecheckout.api.values.Money;
 import io.durablecheckout.api.values.OperationId;
 import io.durablecheckout.api.values.TenantId;
+import io.durablecheckout.activities.ResourceMutants;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
@@ -34,11 +40,22 @@ public class PaymentsResource {
     private final NamedParameterJdbcTemplate jdbc;
     private final FencedOperations operations;
     private final PaymentProvider provider;
+    private final ResourceMutants mutants;
+    private final Savepoints savepoints;
+    private final PersonalDataVault vault;
 
-    public PaymentsResource(DataSource dataSource, PaymentProvider provider) {
+    @Autowired
+    public PaymentsResource(DataSource dataSource, PaymentProvider provider, ResourceMutants mutants) {
         this.jdbc = new NamedParameterJdbcTemplate(dataSource);
+        this.savepoints = new Savepoints(dataSource);
         this.operations = new FencedOperations(jdbc, OPERATIONS_TABLE);
         this.provider = provider;
+        this.vault = new PersonalDataVault(dataSource);
+        this.mutants = mutants;
+    }
+
+    public PaymentsResource(DataSource dataSource, PaymentProvider provider) {
+        this(dataSource, provider, ResourceMutants.NONE);
     }
 
     /**
@@ -47,11 +64,16 @@ public class PaymentsResource {
      */
     public AuthorizationOutcome authorize(CheckoutId checkoutId, TenantId tenantId, OperationId operationId,
                                           FencingToken token, Money amount, String paymentToken) {
+        return savepoints.run(() -> authorizeOnce(checkoutId, tenantId, operationId, token, amount, paymentToken));
+    }
+
+    private AuthorizationOutcome authorizeOnce(CheckoutId checkoutId, TenantId tenantId, OperationId operationId,
+                                               FencingToken token, Money amount, String paymentToken) {
         Claim claim = claim(operationId, "AUTHORIZE", checkoutId, tenantId, token, null, amount);
         if (claim.stale()) {
             return AuthorizationOutcome.stale(claim.highestAccepted());
         }
-        switch (claim.status()) {
+        switch (mutants.callProviderAfterOutcome() ? "MUTANT" : claim.status()) {
             case "AUTHORIZED":
                 return AuthorizationOutcome.of(AuthorizationOutcome.Status.AUTHORIZED,
                         claim.string("provider_reference"), null, true);
@@ -61,7 +83,12 @@ public class PaymentsResource {
             default:
                 break;
         }
-        AuthorizationAnswer answer = provider.authorize(operationId, amount, paymentToken);
+        // The token arrives sealed (PersonalDataVault). Erased: the provider is still asked, under the same operation
+        // id, with a token that cannot authorize, so it answers with what it recorded earlier, or declines.
+        String plainToken = vault.open(checkoutId.value(), PersonalDataVault.PAYMENT_TOKEN, paymentToken)
+                .orElse(PersonalDataVault.ERASED);
+        AuthorizationAnswer answer = provider.authorize(operationId, amount, plainToken,
+                tenantId == null ? null : tenantId.value());
         AuthorizationOutcome.Status status;
         String rowStatus;
         switch (answer.status()) {
@@ -88,30 +115,45 @@ public class PaymentsResource {
     }
 
     /**
-     * Asks the provider about {@code authorizationOperationId}. A lookup is a read, so it is never answered from
-     * the record: each round asks again (an earlier PENDING must not be replayed for a later round). A decided
-     * answer is also written to the authorization's own row, so a later authorization intent re-publishes it
-     * without calling the provider.
+     * Asks the provider about {@code authorizationOperationId}. Every round shares the lookup's operation id but
+     * has its own fencing token: a new round asks again (an earlier PENDING must not be replayed for a later round),
+     * while the same round delivered again gets its recorded answer. A decided answer is also written to the
+     * authorization's own row, so a later authorization intent re-publishes it without calling the provider.
      */
     public LookupResult lookup(CheckoutId checkoutId, TenantId tenantId, OperationId lookupOperationId,
                                FencingToken token, OperationId authorizationOperationId) {
+        return savepoints.run(() -> lookupOnce(checkoutId, tenantId, lookupOperationId, token,
+                authorizationOperationId));
+    }
+
+    private LookupResult lookupOnce(CheckoutId checkoutId, TenantId tenantId, OperationId lookupOperationId,
+                                    FencingToken token, OperationId authorizationOperationId) {
         Claim claim = claim(lookupOperationId, "LOOKUP", checkoutId, tenantId, token, authorizationOperationId, null);
         if (claim.stale()) {
             return LookupResult.staleOwner(claim.highestAccepted());
         }
-        LookupAnswer answer = provider.lookup(authorizationOperationId);
+        Object answeredToken = claim.row().get("answered_token");
+        if ("ANSWERED".equals(claim.status()) && answeredToken != null
+                && ((Number) answeredToken).longValue() == token.value() && !mutants.callProviderAfterOutcome()) {
+            PaymentLookupOutcome recorded = PaymentLookupOutcome.valueOf(claim.string("lookup_outcome"));
+            String detail = claim.string("detail");
+            String prefix = recorded.name() + ": ";
+            return LookupResult.replayed(recorded, claim.string("provider_reference"),
+                    detail != null && detail.startsWith(prefix) ? detail.substring(prefix.length()) : null);
+        }
+        LookupAnswer answer = provider.lookup(authorizationOperationId, lookupOperationId);
         record(lookupOperationId, "ANSWERED", answer.reference(),
                 answer.outcome() + (answer.detail() == null ? "" : ": " + answer.detail()));
+        jdbc.update("UPDATE payment_operations SET lookup_outcome = :outcome, answered_token = :token"
+                        + " WHERE operation_id = :op",
+                new MapSqlParameterSource()
+                        .addValue("op", lookupOperationId.value())
+                        .addValue("outcome", answer.outcome().name())
+                        .addValue("token", token.value()));
         if (answer.outcome() == PaymentLookupOutcome.AUTHORIZED || answer.outcome() == PaymentLookupOutcome.DECLINED) {
-            jdbc.update("UPDATE payment_operations SET status = :status, provider_reference = :ref, detail = :detail,"
-                            + " updated_at = now()"
-                            + " WHERE operation_id = :op AND kind = 'AUTHORIZE' AND status IN ('STARTED', 'UNKNOWN', 'FAILED')",
-                    new MapSqlParameterSource()
-                            .addValue("op", authorizationOperationId.value())
-                            .addValue("status", answer.outcome().name())
-                            .addValue("ref", answer.reference())
-                            .addValue("detail", "reconciled by " + lookupOperationId.value()
-                                    + (answer.detail() == null ? "" : ": " + answer.detail())));
+            recordAuthorizationOutcome(authorizationOperationId, answer.outcome().name(), answer.reference(),
+                    "reconciled by " + lookupOperationId.value()
+                            + (answer.detail() == null ? "" : ": " + answer.detail()));
         }
         return LookupResult.answered(answer.outcome(), answer.reference(), answer.detail());
     }
@@ -131,11 +173,18 @@ public class PaymentsResource {
     private CompensationOutcome compensate(String kind, String doneStatus, CheckoutId checkoutId, TenantId tenantId,
                                            OperationId operationId, FencingToken token,
                                            OperationId authorizationOperationId, Money amount) {
+        return savepoints.run(() -> compensateOnce(kind, doneStatus, checkoutId, tenantId, operationId, token,
+                authorizationOperationId, amount));
+    }
+
+    private CompensationOutcome compensateOnce(String kind, String doneStatus, CheckoutId checkoutId,
+                                               TenantId tenantId, OperationId operationId, FencingToken token,
+                                               OperationId authorizationOperationId, Money amount) {
         Claim claim = claim(operationId, kind, checkoutId, tenantId, token, authorizationOperationId, amount);
         if (claim.stale()) {
             return CompensationOutcome.stale(claim.highestAccepted());
         }
-        if (doneStatus.equals(claim.status())) {
+        if (doneStatus.equals(claim.status()) && !mutants.callProviderAfterOutcome()) {
             return CompensationOutcome.of(CompensationOutcome.Status.DONE, claim.string("provider_reference"), null, true);
         }
         CompensationAnswer answer = "VOID".equals(kind)
@@ -143,10 +192,39 @@ public class PaymentsResource {
                 : provider.refund(authorizationOperationId, operationId, amount);
         if (answer.done()) {
             record(operationId, doneStatus, answer.reference(), null);
+            if ("VOID".equals(kind)) {
+                // A void settles an authorization not yet decided here: the provider refuses it from now on, so a
+                // redelivered authorization intent must not call again.
+                recordAuthorizationOutcome(authorizationOperationId, "DECLINED", null,
+                        "voided by " + operationId.value());
+            }
             return CompensationOutcome.of(CompensationOutcome.Status.DONE, answer.reference(), null, false);
         }
         record(operationId, "FAILED", null, answer.detail());
         return CompensationOutcome.of(CompensationOutcome.Status.FAILED, null, answer.detail(), false);
+    }
+
+    /**
+     * The checkout recorded the authorization's outcome from other evidence (a provider notification, an operator,
+     * a lookup's NOT_FOUND followed by a void): record it here too, so that a redelivered authorization intent is
+     * answered from this row instead of calling the provider again. A decided row is left as it is.
+     */
+    public void recordResolution(OperationId authorizationOperationId, boolean authorized, String reference,
+                                 String detail) {
+        recordAuthorizationOutcome(authorizationOperationId, authorized ? "AUTHORIZED" : "DECLINED", reference, detail);
+    }
+
+    private void recordAuthorizationOutcome(OperationId authorizationOperationId, String status, String reference,
+                                            String detail) {
+        jdbc.update("UPDATE payment_operations SET status = :status,"
+                        + " provider_reference = coalesce(:ref, provider_reference), detail = :detail, updated_at = now(),"
+                        + " outcome_recorded_at = coalesce(outcome_recorded_at, clock_timestamp())"
+                        + " WHERE operation_id = :op AND kind = 'AUTHORIZE' AND status IN ('STARTED', 'UNKNOWN', 'FAILED')",
+                new MapSqlParameterSource()
+                        .addValue("op", authorizationOperationId.value())
+                        .addValue("status", status)
+                        .addValue("ref", Bounds.require("provider_reference", reference, Bounds.PROVIDER_REFERENCE))
+                        .addValue("detail", Bounds.clip(detail, Bounds.DETAIL)));
     }
 
     private Claim claim(OperationId operationId, String kind, CheckoutId checkoutId, TenantId tenantId,
@@ -161,17 +239,19 @@ public class PaymentsResource {
     }
 
     private void record(OperationId operationId, String status, String reference, String detail) {
+        // outcome_recorded_at: the first time a final outcome was recorded; no call for this operation may follow.
         jdbc.update("UPDATE payment_operations SET status = :status, provider_reference = coalesce(:ref, provider_reference),"
-                        + " detail = :detail, attempts = attempts + 1, updated_at = now() WHERE operation_id = :op",
+                        + " detail = :detail, attempts = attempts + 1, updated_at = now(),"
+                        + " outcome_recorded_at = CASE WHEN :status IN ('AUTHORIZED', 'DECLINED', 'VOIDED', 'REFUNDED')"
+                        + " THEN coalesce(outcome_recorded_at, clock_timestamp()) END"
+                        + " WHERE operation_id = :op",
                 new MapSqlParameterSource()
                         .addValue("op", operationId.value())
                         .addValue("status", status)
-                        .addValue("ref", reference)
-                        .addValue("detail", clip(detail)));
-    }
-
-    private static String clip(String detail) {
-        return detail == null || detail.length() <= 1000 ? detail : detail.substring(0, 997) + "...";
+                        // the provider's reference is evidence (void, refund, disputes): rejected if it does not
+                        // fit, never cut (a cut reference would name another authorization)
+                        .addValue("ref", Bounds.require("provider_reference", reference, Bounds.PROVIDER_REFERENCE))
+                        .addValue("detail", Bounds.clip(detail, Bounds.DETAIL)));
     }
 
     /** The recorded status of an operation, for tests and operators. */

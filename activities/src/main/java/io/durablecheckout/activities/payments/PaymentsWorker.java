@@ -12,6 +12,8 @@ import io.durablecheckout.api.activity.PaymentLookupAnsweredEvent;
 import io.durablecheckout.api.activity.PaymentRefundSucceededEvent;
 import io.durablecheckout.api.activity.PaymentVoidSucceededEvent;
 import io.durablecheckout.api.checkout.ActivityIntent;
+import io.durablecheckout.api.checkout.PaymentAuthorizedEvent;
+import io.durablecheckout.api.checkout.PaymentDeclinedEvent;
 import io.durablecheckout.api.checkout.PaymentAuthorizationRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentReconciliationRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentRefundRequestedEvent;
@@ -78,7 +80,7 @@ public class PaymentsWorker {
             publish(intent, "stale", stale(intent, lookup.highestAccepted()));
             return;
         }
-        publish(intent, IntentResults.outcomeTag(lookup.outcome(), false),
+        publish(intent, IntentResults.outcomeTag(lookup.outcome(), lookup.replayed()),
                 new PaymentLookupAnsweredEvent(intent.checkoutId(), lease.operationId(), lease.fencingToken(),
                         intent.authorizationOperationId(), lookup.outcome(), lookup.providerReference(),
                         lookup.detail()));
@@ -112,6 +114,23 @@ public class PaymentsWorker {
             case STALE -> stale(intent, outcome.highestAccepted());
         };
         publish(intent, IntentResults.outcomeTag(outcome.status(), outcome.replayed()), result);
+    }
+
+    /**
+     * The checkout decided its authorization, from whatever evidence (this worker, a lookup, a provider
+     * notification, an operator). Recorded at the resource too, so a redelivered authorization intent is answered
+     * from the record instead of calling the provider after the outcome is known.
+     */
+    @EventHandler
+    public void on(PaymentAuthorizedEvent decided) {
+        payments.recordResolution(decided.operationId(), true, decided.providerReference(),
+                "recorded by checkout " + decided.checkoutId());
+    }
+
+    @EventHandler
+    public void on(PaymentDeclinedEvent decided) {
+        payments.recordResolution(decided.operationId(), false, null, "recorded by checkout " + decided.checkoutId()
+                + (decided.reason() == null ? "" : ": " + decided.reason()));
     }
 
     private ActivityAttemptFailedEvent attemptFailed(ActivityIntent intent, String detail) {

@@ -8,7 +8,7 @@ import java.nio.charset.StandardCharsets;
  * {@code checkout.payments.provider-url}.
  * <pre>
  * POST {url}/v1/authorizations                       Idempotency-Key: &lt;operationId&gt;  (must equal body.operationId)
- *   body {operationId, amountMinor, currency, paymentToken}
+ *   body {operationId, amountMinor, currency, paymentToken, tenantId}  (tenantId: the merchant, echoed in webhooks)
  *   200 {operationId, status: AUTHORIZED|DECLINED|PENDING, reference, reason}
  *   503 provider unavailable: nothing was recorded, safe to send again
  *   The provider deduplicates by operation id: a repeated POST returns the recorded result and never re-decides.
@@ -45,7 +45,8 @@ public final class ProviderProtocol {
     private ProviderProtocol() {
     }
 
-    public record AuthorizationRequest(String operationId, long amountMinor, String currency, String paymentToken) {
+    public record AuthorizationRequest(String operationId, long amountMinor, String currency, String paymentToken,
+                                       String tenantId) {
     }
 
     public record AuthorizationResponse(String operationId, String status, String reference, String reason) {

@@ -1,11 +1,17 @@
 package io.durablecheckout.activities.receipts;
 
+import io.durablecheckout.activities.Bounds;
+import io.durablecheckout.activities.privacy.PersonalDataVault;
+
 import io.durablecheckout.activities.FencedOperations;
+import io.durablecheckout.activities.Savepoints;
 import io.durablecheckout.activities.FencedOperations.Claim;
 import io.durablecheckout.api.values.CheckoutId;
 import io.durablecheckout.api.values.FencingToken;
 import io.durablecheckout.api.values.OperationId;
 import io.durablecheckout.api.values.TenantId;
+import io.durablecheckout.activities.ResourceMutants;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
@@ -15,8 +21,11 @@ import javax.sql.DataSource;
 import java.util.Map;
 
 /**
- * "Sends" a message by putting it in the outbox once per operation id, fenced by token. Runs inside the caller's
- * transaction, so the message, the operation's SENT status and the result event commit together.
+ * Sends a message through the {@link MailPort} once per operation id, fenced by token, and records it (a copy in
+ * {@code outbound_messages}, the operation's SENT status). Runs inside the caller's transaction, so the record and
+ * the result event commit together; the send itself cannot be rolled back, so a crash between the send and the
+ * commit sends again on redelivery, under the same idempotency key (the operation id). Once SENT is recorded, nothing
+ * is sent for that operation again.
  */
 @Component
 @ConditionalOnProperty(name = "checkout.activities.enabled", havingValue = "true", matchIfMissing = true)
@@ -28,33 +37,63 @@ public class ReceiptsResource {
 
     private final NamedParameterJdbcTemplate jdbc;
     private final FencedOperations operations;
+    private final MailPort mail;
+    private final ResourceMutants mutants;
+    private final Savepoints savepoints;
+    private final PersonalDataVault vault;
 
-    public ReceiptsResource(DataSource dataSource) {
+    @Autowired
+    public ReceiptsResource(DataSource dataSource, MailPort mail, ResourceMutants mutants) {
         this.jdbc = new NamedParameterJdbcTemplate(dataSource);
+        this.savepoints = new Savepoints(dataSource);
         this.operations = new FencedOperations(jdbc, OPERATIONS_TABLE);
+        this.vault = new PersonalDataVault(dataSource);
+        this.mail = mail;
+        this.mutants = mutants;
+    }
+
+    /** With the demo mail sink, for tests. */
+    public ReceiptsResource(DataSource dataSource) {
+        this(dataSource, new MailSink(dataSource), ResourceMutants.NONE);
     }
 
     public DeliveryOutcome send(Kind kind, CheckoutId checkoutId, TenantId tenantId, OperationId operationId,
                                 FencingToken token, OutboundMessage message) {
+        return savepoints.run(() -> sendOnce(kind, checkoutId, tenantId, operationId, token, message));
+    }
+
+    private DeliveryOutcome sendOnce(Kind kind, CheckoutId checkoutId, TenantId tenantId, OperationId operationId,
+                                     FencingToken token, OutboundMessage message) {
+        Bounds.require("subject", message.subject(), 500);
         Map<String, Object> columns = FencedOperations.baseColumns(operationId, kind.name(), checkoutId.value(),
                 tenantId.value(), token);
-        columns.put("recipient", message.recipient());
+        // The address arrives sealed (PersonalDataVault). Erased: the message is recorded as done without being sent
+        // (there is nobody to send it to), so the workflow still finishes.
+        String recipient = vault.open(checkoutId.value(), PersonalDataVault.EMAIL, message.recipient())
+                .orElse(PersonalDataVault.ERASED);
+        Bounds.require("recipient", recipient, Bounds.RECIPIENT); // the opened address: the sealed one is longer
+        columns.put("recipient", recipient);
         Claim claim = operations.claim(columns);
         if (claim.stale()) {
             return DeliveryOutcome.stale(claim.highestAccepted());
         }
-        if ("SENT".equals(claim.status())) {
+        if ("SENT".equals(claim.status()) && !mutants.sendMessageAgain()) {
             return DeliveryOutcome.sent(true);
         }
+        boolean erased = PersonalDataVault.ERASED.equals(recipient);
+        if (!erased) {
+            mail.send(operationId, operationId.value(), new OutboundMessage(recipient, message.subject(), message.body()));
+        }
         // The unique operation_id makes a second insert impossible even if the status logic were bypassed.
-        jdbc.update("INSERT INTO outbound_messages (operation_id, recipient, subject, body)"
+        if (!erased) jdbc.update("INSERT INTO outbound_messages (operation_id, recipient, subject, body)"
                         + " VALUES (:op, :recipient, :subject, :body) ON CONFLICT (operation_id) DO NOTHING",
                 new MapSqlParameterSource()
                         .addValue("op", operationId.value())
-                        .addValue("recipient", message.recipient())
+                        .addValue("recipient", recipient)
                         .addValue("subject", message.subject())
                         .addValue("body", message.body()));
-        jdbc.update("UPDATE receipt_operations SET status = 'SENT', updated_at = now() WHERE operation_id = :op",
+        jdbc.update("UPDATE receipt_operations SET status = 'SENT', updated_at = now(),"
+                        + " outcome_recorded_at = coalesce(outcome_recorded_at, clock_timestamp()) WHERE operation_id = :op",
                 Map.of("op", operationId.value()));
         return DeliveryOutcome.sent(false);
     }

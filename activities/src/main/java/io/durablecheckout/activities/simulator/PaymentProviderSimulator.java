@@ -34,18 +34,21 @@ public class PaymentProviderSimulator {
     private final SimulatorLedger ledger;
     private final SimulatorWebhookSender webhooks;
     private final SimulatorProperties properties;
+    private final SimulatorFaults faults;
 
     public PaymentProviderSimulator(SimulatorLedger ledger, SimulatorWebhookSender webhooks,
-                                    SimulatorProperties properties) {
+                                    SimulatorProperties properties, SimulatorFaults faults) {
         this.ledger = ledger;
         this.webhooks = webhooks;
         this.properties = properties;
+        this.faults = faults;
     }
 
     @PostMapping
     public ResponseEntity<AuthorizationResponse> authorize(
             @RequestHeader(name = ProviderProtocol.IDEMPOTENCY_KEY, required = false) String idempotencyKey,
             @RequestBody AuthorizationRequest request) {
+        ledger.logCall("AUTHORIZE", request.operationId(), idempotencyKey);
         if (request.operationId() == null || request.operationId().isBlank()
                 || !request.operationId().equals(idempotencyKey)) {
             return ResponseEntity.badRequest().body(new AuthorizationResponse(request.operationId(), "INVALID", null,
@@ -63,7 +66,8 @@ public class PaymentProviderSimulator {
         }
         SimulatorLedger.Authorization authorization = result.authorization();
         if (result.fresh()) {
-            if (!"PENDING".equals(authorization.status())) {
+            // tok_long_reference sends none: the parked intent stays the only way its checkout learns the outcome
+            if (!"PENDING".equals(authorization.status()) && behaviour != PaymentTokenBehaviour.LONG_REFERENCE) {
                 webhooks.decided(authorization);
             }
             // Committed above; now hold the answer like a slow or stuck provider would.
@@ -74,12 +78,22 @@ public class PaymentProviderSimulator {
                 }
             }
         }
-        return ResponseEntity.ok(response(authorization));
+        AuthorizationResponse response = response(authorization);
+        if (behaviour == PaymentTokenBehaviour.LONG_REFERENCE && faults.oversizedReferences()
+                && response.reference() != null) {
+            response = new AuthorizationResponse(response.operationId(), response.status(),
+                    response.reference() + "-" + "X".repeat(SimulatorFaults.OVERSIZED_REFERENCE_LENGTH),
+                    response.reason());
+        }
+        return ResponseEntity.ok(response);
     }
 
     @GetMapping("/{*operationId}")
-    public ResponseEntity<AuthorizationResponse> lookup(@PathVariable String operationId) {
+    public ResponseEntity<AuthorizationResponse> lookup(
+            @PathVariable String operationId,
+            @RequestHeader(name = ProviderProtocol.IDEMPOTENCY_KEY, required = false) String lookupKey) {
         String id = stripLeadingSlash(operationId);
+        ledger.logCall("LOOKUP", id, lookupKey);
         return ledger.find(id)
                 .map(authorization -> ResponseEntity.ok(response(authorization)))
                 .orElseGet(() -> ResponseEntity.status(HttpStatus.NOT_FOUND)
@@ -104,6 +118,7 @@ public class PaymentProviderSimulator {
         } else {
             return ResponseEntity.notFound().build();
         }
+        ledger.logCall(action, authorizationOperationId, idempotencyKey);
         if (idempotencyKey == null || idempotencyKey.isBlank() || authorizationOperationId.isBlank()) {
             return ResponseEntity.badRequest().body(new CompensationResponse(idempotencyKey, authorizationOperationId,
                     "INVALID", null, "Idempotency-Key required"));

@@ -12,6 +12,12 @@ enum PaymentTokenBehaviour {
     SLOW("tok_slow", "AUTHORIZED", null, Hold.SLOW),
     /** 503 for the first {@code down-for-attempts} requests of an operation, then authorized. */
     PROVIDER_DOWN("tok_provider_down", "AUTHORIZED", null, Hold.NONE),
+    /**
+     * Authorized, but answered with a provider reference longer than any column holds while
+     * {@link SimulatorFaults#oversizedReferences()} is on (a provider bug): the poison event of docs/reliability.md.
+     * Sends no notification, so the parked intent is the only way its checkout learns the outcome.
+     */
+    LONG_REFERENCE("tok_long_reference", "AUTHORIZED", null, Hold.NONE),
     OTHER(null, "DECLINED", "unknown payment token", Hold.NONE);
 
     enum Hold { NONE, SLOW, TIMEOUT }

@@ -33,7 +33,8 @@ public class SimulatorLedger {
     private static final RowMapper<Authorization> AUTHORIZATION = (rs, n) -> new Authorization(
             rs.getString("operation_id"), rs.getString("status"), rs.getString("reference"), rs.getString("reason"),
             rs.getBoolean("voided"), rs.getBoolean("refunded"), rs.getInt("refusals"),
-            rs.getTimestamp("updated_at").toInstant());
+            rs.getTimestamp("updated_at").toInstant(), rs.getString("tenant_id"), rs.getLong("amount_minor"),
+            rs.getString("currency"));
 
     private final NamedParameterJdbcTemplate jdbc;
     private final TransactionTemplate transactions;
@@ -46,7 +47,8 @@ public class SimulatorLedger {
 
     /** One authorization as recorded. {@code status} NEW means nothing has been decided (looks up as absent). */
     public record Authorization(String operationId, String status, String reference, String reason, boolean voided,
-                                boolean refunded, int refusals, Instant decidedAt) {
+                                boolean refunded, int refusals, Instant decidedAt, String tenantId,
+                                long amountMinor, String currency) {
         boolean decided() {
             return !"NEW".equals(status);
         }
@@ -60,10 +62,27 @@ public class SimulatorLedger {
     public record CompensationResult(int httpStatus, String status, String reference, String reason) {
     }
 
+    /**
+     * Logs a request as it arrives, before anything is decided, like a provider's request log: the fault matrix
+     * counts effects here (who called about which operation, with which key, when), not in our own tables.
+     */
+    void logCall(String action, String operationId, String idempotencyKey) {
+        transactions.executeWithoutResult(tx -> jdbc.update("INSERT INTO simulator_calls (action, operation_id,"
+                        + " idempotency_key) VALUES (:action, :op, :key)",
+                new MapSqlParameterSource()
+                        .addValue("action", action)
+                        .addValue("op", operationId == null ? "" : clip(operationId))
+                        .addValue("key", idempotencyKey == null ? null : clip(idempotencyKey))));
+    }
+
+    private static String clip(String s) {
+        return s.length() <= 255 ? s : s.substring(0, 255);
+    }
+
     AuthorizeResult authorize(AuthorizationRequest request, PaymentTokenBehaviour behaviour, int downForAttempts) {
         return transactions.execute(tx -> {
             Authorization current = lockOrCreate(request.operationId(), request.paymentToken(), request.amountMinor(),
-                    request.currency());
+                    request.currency(), request.tenantId());
             if (current.decided()) {
                 return new AuthorizeResult(false, false, current);
             }
@@ -102,7 +121,7 @@ public class SimulatorLedger {
         return transactions.execute(tx -> {
             // Lock the authorization first: concurrent requests with the same key then serialize here.
             Authorization auth = lockOrCreate(authorizationOperationId, "", amountMinor == null ? 0 : amountMinor,
-                    currency == null || currency.length() != 3 ? "XXX" : currency);
+                    currency == null || currency.length() != 3 ? "XXX" : currency, null);
             List<CompensationResult> recorded = jdbc.query("SELECT http_status, status, reference, reason"
                             + " FROM simulator_idempotency WHERE idempotency_key = :key",
                     Map.of("key", idempotencyKey), (rs, n) -> new CompensationResult(rs.getInt("http_status"),
@@ -151,10 +170,13 @@ public class SimulatorLedger {
         return new CompensationResult(200, ProviderProtocol.REFUNDED, reference("SIM-REFUND-", key), null);
     }
 
-    private Authorization lockOrCreate(String operationId, String paymentToken, long amountMinor, String currency) {
-        jdbc.update("INSERT INTO simulator_authorizations (operation_id, payment_token, amount_minor, currency, status)"
-                        + " VALUES (:op, :token, :amount, :currency, 'NEW') ON CONFLICT (operation_id) DO NOTHING",
+    private Authorization lockOrCreate(String operationId, String paymentToken, long amountMinor, String currency,
+                                       String tenantId) {
+        jdbc.update("INSERT INTO simulator_authorizations (operation_id, payment_token, amount_minor, currency, status,"
+                        + " tenant_id) VALUES (:op, :token, :amount, :currency, 'NEW', :tenant)"
+                        + " ON CONFLICT (operation_id) DO NOTHING",
                 new MapSqlParameterSource()
+                        .addValue("tenant", tenantId)
                         .addValue("op", operationId)
                         .addValue("token", paymentToken == null ? "" : paymentToken)
                         .addValue("amount", amountMinor)

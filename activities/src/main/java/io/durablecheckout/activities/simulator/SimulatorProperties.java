@@ -21,25 +21,23 @@ public record SimulatorProperties(@DefaultValue("true") boolean enabled,
                                   @DefaultValue Webhooks webhooks) {
 
     public SimulatorProperties {
-        if (webhooks == null) webhooks = new Webhooks(false, null, null, null, false);
+        if (webhooks == null) webhooks = new Webhooks(false, null, null, false);
     }
 
     /**
-     * {@code checkout.simulator.webhooks.*}.
+     * {@code checkout.simulator.webhooks.*}. Signed with the product's own secret
+     * ({@link io.durablecheckout.activities.payments.WebhookSecret}); the simulator has none of its own.
      *
      * @param url       blank means this application's {@code /api/v1/payment-callbacks}, port resolved at send time
-     * @param secret    HMAC-SHA256 key for {@link WebhookSignature}
      * @param delay     how long after the decision the notification is sent
      * @param duplicate deliver every notification twice (receivers must deduplicate by eventId)
      */
     public record Webhooks(@DefaultValue("false") boolean enabled,
                            String url,
-                           @DefaultValue(WebhookSignature.DEFAULT_SECRET) String secret,
                            @DefaultValue("200ms") Duration delay,
                            @DefaultValue("false") boolean duplicate) {
 
         public Webhooks {
-            if (secret == null) secret = WebhookSignature.DEFAULT_SECRET;
             if (delay == null) delay = Duration.ofMillis(200);
         }
     }

@@ -1,5 +1,7 @@
 package io.durablecheckout.activities.simulator;
 
+import io.durablecheckout.activities.payments.WebhookSecret;
+import io.durablecheckout.activities.payments.WebhookSignatures;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.DisposableBean;
@@ -20,7 +22,8 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Sends the simulator's decision notifications ({@code checkout.simulator.webhooks.*}), signed with
- * {@link WebhookSignature}, after a delay and optionally twice. Fire-and-forget on a scheduler thread: the
+ * {@link WebhookSignatures} at sending time, after a delay and optionally twice (the second copy a second later, so it
+ * carries its own timestamp and signature, as a real provider's redelivery does). Fire-and-forget on a scheduler thread: the
  * simulator is a test double, and a real provider's webhooks are equally unreliable.
  */
 @Component
@@ -32,6 +35,7 @@ public class SimulatorWebhookSender implements DisposableBean {
 
     private final SimulatorProperties.Webhooks settings;
     private final Environment environment;
+    private final WebhookSecret secret;
     private final HttpClient client = HttpClient.newBuilder()
             .version(HttpClient.Version.HTTP_1_1)
             .connectTimeout(Duration.ofSeconds(1))
@@ -42,9 +46,10 @@ public class SimulatorWebhookSender implements DisposableBean {
         return thread;
     });
 
-    public SimulatorWebhookSender(SimulatorProperties properties, Environment environment) {
+    public SimulatorWebhookSender(SimulatorProperties properties, Environment environment, WebhookSecret secret) {
         this.settings = properties.webhooks();
         this.environment = environment;
+        this.secret = secret;
     }
 
     public boolean enabled() {
@@ -57,25 +62,28 @@ public class SimulatorWebhookSender implements DisposableBean {
         SimulatorWebhook webhook = new SimulatorWebhook(
                 "sim-evt:" + authorization.operationId() + ":" + authorization.status(),
                 authorization.operationId(), authorization.status(), authorization.reference(),
+                authorization.tenantId(), authorization.amountMinor(), authorization.currency(),
                 authorization.decidedAt().toString());
         String body = JSON.writeValueAsString(webhook);
-        String signature = WebhookSignature.sign(settings.secret(), body);
         int copies = settings.duplicate() ? 2 : 1;
         for (int i = 0; i < copies; i++) {
-            scheduler.schedule(() -> send(body, signature), settings.delay().toMillis(), TimeUnit.MILLISECONDS);
+            // Timestamps are whole seconds: a redelivery within the same second would be the same signature (a replay).
+            scheduler.schedule(() -> send(body), settings.delay().toMillis() + i * 1_100L, TimeUnit.MILLISECONDS);
         }
     }
 
-    private void send(String body, String signature) {
+    private void send(String body) {
         try {
+            long timestamp = System.currentTimeMillis() / 1000;
             HttpRequest request = HttpRequest.newBuilder(URI.create(url()))
                     .timeout(Duration.ofSeconds(2))
                     .header("Content-Type", "application/json")
-                    .header(WebhookSignature.HEADER, signature)
+                    .header(WebhookSignatures.TIMESTAMP_HEADER, Long.toString(timestamp))
+                    .header(WebhookSignatures.SIGNATURE_HEADER, WebhookSignatures.sign(secret.value(), timestamp, body))
                     .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
                     .build();
             HttpResponse<Void> response = client.send(request, HttpResponse.BodyHandlers.discarding());
-            log.debug("Simulator webhook answered {}: {}", response.statusCode(), body);
+            log.debug("Simulator webhook answered {}", response.statusCode());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (Exception e) {

@@ -263,4 +263,70 @@ class PaymentsResourceTest extends PostgresTestSupport {
         // Never a card token or secret in a result.
         assertThat(events.published()).allSatisfy(event -> assertThat(event.toString()).doesNotContain("tok_"));
     }
+
+    @Test
+    void anOutcomeTheCheckoutLearnedElsewhereIsRecordedSoARedeliveredIntentDoesNotCallAgain() {
+        ScriptedPaymentProvider provider = new ScriptedPaymentProvider()
+                .then(answer(AuthorizationStatus.UNKNOWN, "no answer within PT2S"));
+        PaymentsResource payments = new PaymentsResource(dataSource, provider);
+        CheckoutId id = new CheckoutId("chk-resolved");
+        authorize(payments, id, 1);
+
+        // a provider notification (or an operator) settled it on the checkout; the payments worker records it
+        inTransaction(() -> {
+            payments.recordResolution(authOp(id), true, "REF-WEBHOOK", "recorded by checkout");
+            return null;
+        });
+        AuthorizationOutcome redelivered = authorize(payments, id, 1);
+
+        assertThat(redelivered.status()).isEqualTo(AuthorizationOutcome.Status.AUTHORIZED);
+        assertThat(redelivered.replayed()).isTrue();
+        assertThat(redelivered.providerReference()).isEqualTo("REF-WEBHOOK");
+        assertThat(provider.calls).containsExactly("authorize " + authOp(id));
+        assertThat(jdbc.queryForObject("SELECT outcome_recorded_at IS NOT NULL FROM payment_operations"
+                + " WHERE operation_id = ?", Boolean.class, authOp(id).value())).isTrue();
+        // a decided row is never overwritten by a later resolution
+        inTransaction(() -> {
+            payments.recordResolution(authOp(id), false, null, "late");
+            return null;
+        });
+        assertThat(payments.statusOf(authOp(id))).isEqualTo("AUTHORIZED");
+    }
+
+    @Test
+    void aVoidSettlesAnUndecidedAuthorization() {
+        ScriptedPaymentProvider provider = new ScriptedPaymentProvider()
+                .then(answer(AuthorizationStatus.UNAVAILABLE, "provider unavailable (HTTP 503)"))
+                .then(new CompensationAnswer(true, "VOID-1", null));
+        PaymentsResource payments = new PaymentsResource(dataSource, provider);
+        CheckoutId id = new CheckoutId("chk-voided-undecided");
+        OperationId voidOp = OperationId.of(id, Step.VOID_PAYMENT);
+        authorize(payments, id, 1);
+        inTransaction(() -> payments.voidAuthorization(id, TENANT, voidOp, token(1), authOp(id), AMOUNT));
+
+        AuthorizationOutcome redelivered = authorize(payments, id, 1);
+
+        assertThat(redelivered.status()).isEqualTo(AuthorizationOutcome.Status.DECLINED);
+        assertThat(redelivered.replayed()).isTrue();
+        assertThat(provider.calls).hasSize(2);
+    }
+
+    @Test
+    void theSameLookupRoundDeliveredAgainGetsItsRecordedAnswer() {
+        ScriptedPaymentProvider provider = new ScriptedPaymentProvider()
+                .then(lookupAnswer(PaymentLookupOutcome.PENDING, null));
+        PaymentsResource payments = new PaymentsResource(dataSource, provider);
+        CheckoutId id = new CheckoutId("chk-lookup-replay");
+        OperationId lookupOp = OperationId.of(id, Step.RECONCILE_PAYMENT);
+
+        LookupResult first = inTransaction(() -> payments.lookup(id, TENANT, lookupOp, token(4), authOp(id)));
+        LookupResult again = inTransaction(() -> payments.lookup(id, TENANT, lookupOp, token(4), authOp(id)));
+
+        assertThat(first.replayed()).isFalse();
+        assertThat(again.replayed()).isTrue();
+        assertThat(again.outcome()).isEqualTo(PaymentLookupOutcome.PENDING);
+        assertThat(provider.calls).containsExactly("lookup " + authOp(id));
+        assertThat(jdbc.queryForObject("SELECT attempts FROM payment_operations WHERE operation_id = ?",
+                Integer.class, lookupOp.value())).isEqualTo(1);
+    }
 }

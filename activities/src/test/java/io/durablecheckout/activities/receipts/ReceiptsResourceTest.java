@@ -62,6 +62,10 @@ class ReceiptsResourceTest extends PostgresTestSupport {
         Map<String, Object> message = jdbc.queryForMap("SELECT recipient, subject FROM outbound_messages WHERE operation_id = ?",
                 OperationId.of(id, Step.SEND_RECEIPT).value());
         assertThat(message).containsEntry("recipient", "ada@example.com").containsEntry("subject", "subject");
+        // counted where the effect happens: the mail service got one request, under the operation id as its key
+        assertThat(jdbc.queryForList("SELECT idempotency_key FROM mail_sink_messages WHERE operation_id = ?",
+                String.class, OperationId.of(id, Step.SEND_RECEIPT).value()))
+                .containsExactly(OperationId.of(id, Step.SEND_RECEIPT).value());
     }
 
     @Test
@@ -96,6 +100,8 @@ class ReceiptsResourceTest extends PostgresTestSupport {
             pool.shutdownNow();
         }
         assertThat(receipts.messagesFor(OperationId.of(id, Step.SEND_RECEIPT))).isEqualTo(1);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM mail_sink_messages WHERE operation_id = ?", Integer.class,
+                OperationId.of(id, Step.SEND_RECEIPT).value())).isEqualTo(1);
     }
 
     @Test

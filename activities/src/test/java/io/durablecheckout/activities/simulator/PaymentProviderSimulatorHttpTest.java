@@ -11,6 +11,7 @@ import io.durablecheckout.activities.payments.PaymentProvider.AuthorizationStatu
 import io.durablecheckout.activities.payments.PaymentProvider.CompensationAnswer;
 import io.durablecheckout.activities.payments.PaymentsResource;
 import io.durablecheckout.activities.payments.PaymentsWorker;
+import io.durablecheckout.activities.payments.WebhookSignatures;
 import io.durablecheckout.api.activity.PaymentAuthorizationOutcomeUnknownEvent;
 import io.durablecheckout.api.activity.PaymentAuthorizationSucceededEvent;
 import io.durablecheckout.api.activity.PaymentLookupAnsweredEvent;
@@ -50,6 +51,7 @@ class PaymentProviderSimulatorHttpTest extends PostgresTestSupport {
 
     private static final Money AMOUNT = new Money(1_999, "EUR");
     private static final AtomicInteger SEQ = new AtomicInteger();
+    private static final String SECRET = "test-webhook-secret-of-at-least-32-chars";
 
     private static ConfigurableApplicationContext app;
     private static PaymentProvider provider;
@@ -71,7 +73,8 @@ class PaymentProviderSimulatorHttpTest extends PostgresTestSupport {
                         "checkout.simulator.down-for-attempts=2",
                         "checkout.simulator.webhooks.enabled=true",
                         "checkout.simulator.webhooks.duplicate=true",
-                        "checkout.simulator.webhooks.delay=20ms")
+                        "checkout.simulator.webhooks.delay=20ms",
+                        "checkout.payments.webhook-secret=" + SECRET)
                 .run();
         port = Integer.parseInt(app.getEnvironment().getProperty("local.server.port"));
         // The auto-configured adapter, with no provider-url set: it must find this server's own simulator.
@@ -243,10 +246,16 @@ class PaymentProviderSimulatorHttpTest extends PostgresTestSupport {
         await().atMost(5, TimeUnit.SECONDS).until(() -> webhooksFor(id).size() == 2);
         List<SimulatorTestApplication.ReceivedWebhook> received = webhooksFor(id);
         assertThat(received.get(0).body()).isEqualTo(received.get(1).body());
+        // a redelivery is signed anew (its own timestamp), so the receiver does not take it for a replay
+        assertThat(received.get(0).signature()).isNotEqualTo(received.get(1).signature());
         for (SimulatorTestApplication.ReceivedWebhook webhook : received) {
-            assertThat(WebhookSignature.verify(WebhookSignature.DEFAULT_SECRET, webhook.body(), webhook.signature())).isTrue();
-            assertThat(WebhookSignature.verify("another-secret", webhook.body(), webhook.signature())).isFalse();
-            assertThat(webhook.body()).contains("\"status\":\"AUTHORIZED\"").contains("\"eventId\":\"sim-evt:" + id);
+            byte[] body = webhook.body().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(WebhookSignatures.verify(SECRET, webhook.timestamp(), body, webhook.signature())).isTrue();
+            assertThat(WebhookSignatures.verify("another-secret-another-secret-00", webhook.timestamp(), body,
+                    webhook.signature())).isFalse();
+            assertThat(WebhookSignatures.verify(SECRET, webhook.timestamp() + 1, body, webhook.signature())).isFalse();
+            assertThat(webhook.body()).contains("\"status\":\"AUTHORIZED\"").contains("\"eventId\":\"sim-evt:" + id)
+                    .contains("\"amountMinor\":" + AMOUNT.minor()).contains("\"currency\":\"" + AMOUNT.currency() + "\"");
         }
         // Nothing for an undecided (PENDING) operation.
         OperationId pending = op();

@@ -1,5 +1,6 @@
 package io.durablecheckout.activities.simulator;
 
+import io.durablecheckout.activities.payments.WebhookSignatures;
 import org.springframework.boot.SpringBootConfiguration;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
@@ -50,7 +51,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
         SimulatorTestApplication.WebhookReceiver.class})
 public class SimulatorTestApplication {
 
-    public record ReceivedWebhook(String body, String signature) {
+    public record ReceivedWebhook(String body, long timestamp, String signature) {
     }
 
     /** Stands in for the orchestrator's callback endpoint. */
@@ -61,8 +62,9 @@ public class SimulatorTestApplication {
 
         @PostMapping("/api/v1/payment-callbacks")
         public void receive(@RequestBody String body,
-                            @RequestHeader(WebhookSignature.HEADER) String signature) {
-            RECEIVED.add(new ReceivedWebhook(body, signature));
+                            @RequestHeader(WebhookSignatures.TIMESTAMP_HEADER) long timestamp,
+                            @RequestHeader(WebhookSignatures.SIGNATURE_HEADER) String signature) {
+            RECEIVED.add(new ReceivedWebhook(body, timestamp, signature));
         }
     }
 }

@@ -20,6 +20,15 @@ import java.util.List;
  */
 final class BenchApplication implements AutoCloseable {
 
+    /**
+     * The benchmark runs the demo (its keys, its simulator, a webhook secret generated into the database) on a
+     * PostgreSQL of its own, on purpose: the opt-ins the startup check asks for on a configured database.
+     */
+    static final List<String> DEMO_ON_EXTERNAL_DATABASE = List.of(
+            "--checkout.demo.allow-with-external-database=true",
+            "--checkout.simulator.allow-with-external-database=true",
+            "--checkout.demo.generate-webhook-secret=true");
+
     private final ConfigurableApplicationContext context;
 
     private BenchApplication(ConfigurableApplicationContext context) {
@@ -37,6 +46,7 @@ final class BenchApplication implements AutoCloseable {
                 "--server.port=0",
                 "--spring.main.banner-mode=off",
                 "--spring.jmx.enabled=false"));
+        args.addAll(DEMO_ON_EXTERNAL_DATABASE);
         properties.forEach(p -> args.add("--" + p));
         return new BenchApplication(new SpringApplicationBuilder(CheckoutApplication.class)
                 .run(args.toArray(String[]::new)));

@@ -32,6 +32,7 @@ record BenchOptions(
         List<String> appJvmOptions,
         boolean replay,
         int replayCheckouts,
+        int replayCopies,
         List<String> appProperties,
         long seed,
         double quietBelowPercent,
@@ -56,6 +57,9 @@ record BenchOptions(
                   --app-jvm-option=OPT  (repeatable) JVM option for the separately started application
               --replay              rebuild of the checkout-summary read model, events/s
                   --replay-checkouts=10000
+                  --replay-copies=N   then copy those checkouts' events N times under new ids (SQL, no workflow
+                                      runs), and time the offline rebuild of (N+1) x checkouts while a client reads
+                                      checkouts over HTTP (read latency during a rebuild)
               --app-property=k=v    (repeatable) extra property for every application started (experiments only)
               --seed=42             seed of the generated checkouts
               --wait-quiet=PCT      before each run, wait until the machine is less than PCT % busy (others compiling)
@@ -83,6 +87,7 @@ record BenchOptions(
         List<String> appJvmOptions = new ArrayList<>();
         boolean replay = false;
         int replayCheckouts = 10_000;
+        int replayCopies = 0;
         List<String> appProperties = new ArrayList<>();
         long seed = 42;
         double quietBelow = 0;
@@ -115,6 +120,7 @@ record BenchOptions(
                 case "app-jvm-option" -> appJvmOptions.add(require(name, value));
                 case "replay" -> replay = true;
                 case "replay-checkouts" -> replayCheckouts = positive(name, value);
+                case "replay-copies" -> replayCopies = Integer.parseInt(require(name, value));
                 case "app-property" -> appProperties.add(require(name, value));
                 case "seed" -> seed = Long.parseLong(require(name, value));
                 case "wait-quiet" -> quietBelow = Double.parseDouble(require(name, value));
@@ -125,7 +131,7 @@ record BenchOptions(
         }
         return new BenchOptions(jdbcUrl, user, password, n, warmup, jvmWarmup, concurrency, modes, transports, matrix,
                 skipCeiling, lag, lagCheckouts, lagWait, recovery, recoveryCheckouts, jar, List.copyOf(appJvmOptions),
-                replay, replayCheckouts, List.copyOf(appProperties), seed, quietBelow, quietWaitMax);
+                replay, replayCheckouts, replayCopies, List.copyOf(appProperties), seed, quietBelow, quietWaitMax);
     }
 
     private static String require(String name, String value) {

@@ -164,6 +164,7 @@ final class RecoveryRun {
             // The same node restarted keeps its id, as a host or a stateful-set ordinal does: it takes its processor
             // segments back at once instead of waiting checkout.processing.claim-timeout for its own dead claims.
             command.add("--checkout.processing.node-id=recovery-node");
+            command.addAll(BenchApplication.DEMO_ON_EXTERNAL_DATABASE);
             options.appProperties().forEach(p -> command.add("--" + p));
             Process process = new ProcessBuilder(command).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();

@@ -38,6 +38,10 @@ final class ReplayRun {
     }
 
     Map<String, Object> run() throws Exception {
+        return options.replayCopies() > 0 ? runWithReads() : runReplay();
+    }
+
+    private Map<String, Object> runReplay() throws Exception {
         double busyBefore = CheckoutBenchmark.awaitQuietMachine(options, "replay");
         progress("replay: start (load average %.2f)", Resources.loadAverage1m());
         db.reset();
@@ -113,20 +117,158 @@ final class ReplayRun {
         StoredHistories histories = new StoredHistories(ds, AxonInfrastructureConfiguration.strictEventSerializer(),
                 EventUpcasters.chain());
         int threads = Runtime.getRuntime().availableProcessors();
-        ReplayCommand.Summary decisions = ReplayCommand.replayAll(histories, null, threads, histories.count(null),
-                null);
-        progress("replay: decisions of %d histories replayed in %.2f s (%.0f/s), %d diverged, %d not replayable",
-                decisions.histories(), decisions.seconds(), decisions.historiesPerSecond(), decisions.diverged(),
-                decisions.notReplayable());
-        line.put("decision_replay_histories", decisions.histories());
-        line.put("decision_replay_events", decisions.events());
-        line.put("decision_replay_threads", threads);
-        line.put("decision_replay_seconds", round(decisions.seconds(), 2));
-        line.put("decision_replay_histories_per_s", round(decisions.historiesPerSecond(), 0));
-        line.put("decision_replay_identical", decisions.identical());
-        line.put("decision_replay_diverged", decisions.diverged());
-        line.put("decision_replay_not_replayable", decisions.notReplayable());
+        // two passes: the first includes the JIT compiling the replay code, the second is the steady state
+        for (String pass : List.of("cold", "warm")) {
+            ReplayCommand.Summary decisions = ReplayCommand.replayAll(histories, null, threads,
+                    histories.count(null), null);
+            progress("replay: decisions of %d histories replayed (%s) in %.2f s (%.0f/s, %.0f per CPU-second), "
+                            + "%d diverged, %d not replayable", decisions.histories(), pass, decisions.seconds(),
+                    decisions.historiesPerSecond(), decisions.historiesPerCpuSecond(), decisions.diverged(),
+                    decisions.notReplayable());
+            String key = "decision_replay_" + pass + "_";
+            line.put(key + "histories", decisions.histories());
+            line.put(key + "events", decisions.events());
+            line.put(key + "threads", threads);
+            line.put(key + "seconds", round(decisions.seconds(), 2));
+            line.put(key + "histories_per_s", round(decisions.historiesPerSecond(), 0));
+            line.put(key + "histories_per_cpu_s", round(decisions.historiesPerCpuSecond(), 0));
+            line.put(key + "identical", decisions.identical());
+            line.put(key + "diverged", decisions.diverged());
+            line.put(key + "not_replayable", decisions.notReplayable());
+        }
+        line.put("decision_replay_load_avg_1m", round(Resources.loadAverage1m(), 2));
         return line;
+    }
+
+    /**
+     * Reads during a rebuild of a large read model: {@code replay-checkouts} real checkouts run through the workflow,
+     * then their events are copied {@code replay-copies} times under new checkout ids by SQL (no workflow runs for
+     * the copies: every processor's token is moved past them), and the operator's offline rebuild runs while one
+     * client reads random checkouts over HTTP, back to back. Reported: the rebuild's time and the read latencies
+     * measured while it ran.
+     */
+    private Map<String, Object> runWithReads() throws Exception {
+        double busyBefore = CheckoutBenchmark.awaitQuietMachine(options, "rebuild-reads");
+        db.reset();
+        List<String> properties = new ArrayList<>(List.of("checkout.processing.mode=tuned",
+                "checkout.processing.node-id=bench"));
+        properties.addAll(options.appProperties());
+        int real;
+        try (BenchApplication app = BenchApplication.start(db, properties);
+             CompletionWatcher watcher = new CompletionWatcher(app.eventStore())) {
+            ClosedLoop.Result load = ClosedLoop.run(new Workload(options.seed(), "replay"), options.replayCheckouts(),
+                    64, Submitter.inProcess(app.checkoutService()), watcher);
+            real = load.completed();
+            progress("rebuild-reads: %d checkouts through the workflow (%.0f/s)", real, load.perSecond());
+            awaitRows(real);
+        }
+        // the application is down: copy the store, then move every processor past the copies
+        long copyStart = System.nanoTime();
+        try (java.sql.Connection c = db.connect(); java.sql.Statement s = c.createStatement()) {
+            for (int k = 1; k <= options.replayCopies(); k++) {
+                s.execute("""
+                        INSERT INTO domainevententry (aggregateidentifier, sequencenumber, type, eventidentifier,
+                                                      metadata, payload, payloadrevision, payloadtype, timestamp)
+                        SELECT aggregateidentifier || '~%1$d', sequencenumber, type, eventidentifier || '~%1$d',
+                               convert_to(replace(convert_from(metadata, 'UTF8'), aggregateidentifier,
+                                                  aggregateidentifier || '~%1$d'), 'UTF8'),
+                               convert_to(replace(convert_from(payload, 'UTF8'), aggregateidentifier,
+                                                  aggregateidentifier || '~%1$d'), 'UTF8'),
+                               payloadrevision, payloadtype, timestamp
+                        FROM domainevententry WHERE aggregateidentifier NOT LIKE '%%~%%' ORDER BY globalindex
+                        """.formatted(k));
+                progress("rebuild-reads: copy %d of %d", k, options.replayCopies());
+            }
+            long head = db.queryLong("SELECT max(globalindex) FROM domainevententry");
+            s.execute("UPDATE tokenentry SET token = convert_to('{\"index\":" + head + ",\"gaps\":[]}', 'UTF8'),"
+                    + " tokentype = 'org.axonframework.eventhandling.GapAwareTrackingToken', owner = NULL");
+            s.execute("ANALYZE domainevententry");
+        }
+        double copySeconds = (System.nanoTime() - copyStart) / 1e9;
+        long events = db.queryLong("SELECT count(*) FROM domainevententry");
+        long checkouts = db.queryLong("SELECT count(DISTINCT aggregateidentifier) FROM domainevententry"
+                + " WHERE type = 'Checkout'");
+        progress("rebuild-reads: %d checkouts, %d events in the store (copies took %.1f s)", checkouts, events,
+                copySeconds);
+
+        Map<String, Object> line = new LinkedHashMap<>();
+        try (BenchApplication app = BenchApplication.start(db, properties)) {
+            List<String> ids = new ArrayList<>();
+            try (java.sql.Connection c = db.connect(); java.sql.Statement s = c.createStatement();
+                 java.sql.ResultSet rs = s.executeQuery("SELECT checkout_id FROM checkout_summary")) {
+                while (rs.next()) {
+                    ids.add(rs.getString(1));
+                }
+            }
+            java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+            java.util.concurrent.atomic.AtomicBoolean rebuilding = new java.util.concurrent.atomic.AtomicBoolean(true);
+            List<Long> during = java.util.Collections.synchronizedList(new ArrayList<>());
+            int[] failed = {0};
+            java.util.Random random = new java.util.Random(options.seed());
+            Thread reader = new Thread(() -> {
+                while (rebuilding.get()) {
+                    String id = ids.get(random.nextInt(ids.size()));
+                    long t0 = System.nanoTime();
+                    try {
+                        java.net.http.HttpResponse<String> r = http.send(java.net.http.HttpRequest.newBuilder(
+                                        java.net.URI.create("http://localhost:" + app.port() + "/api/v1/checkouts/" + id))
+                                .header("Authorization", "Bearer demo-api-key").timeout(Duration.ofSeconds(30))
+                                .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
+                        if (r.statusCode() != 200) {
+                            failed[0]++;
+                        }
+                    } catch (Exception e) {
+                        failed[0]++;
+                    }
+                    if (rebuilding.get()) {
+                        during.add(System.nanoTime() - t0);
+                    }
+                }
+            }, "rebuild-reader");
+            // warm the read path first, so the figures are of the rebuild, not of a cold JIT
+            for (int i = 0; i < 2_000; i++) {
+                http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://localhost:" + app.port()
+                                + "/api/v1/checkouts/" + ids.get(i % ids.size())))
+                        .header("Authorization", "Bearer demo-api-key").build(),
+                        java.net.http.HttpResponse.BodyHandlers.discarding());
+            }
+            reader.start();
+            long start = System.nanoTime();
+            CheckoutSummaryRebuild.Result offline = app.bean(CheckoutSummaryRebuild.class).rebuild();
+            double seconds = (System.nanoTime() - start) / 1e9;
+            rebuilding.set(false);
+            reader.join();
+            long[] nanos = during.stream().mapToLong(Long::longValue).sorted().toArray();
+            progress("rebuild-reads: rebuilt %d rows from %d events in %.2f s; %d reads during it, max %.1f ms",
+                    offline.rows(), offline.events(), seconds, nanos.length,
+                    nanos.length == 0 ? 0 : nanos[nanos.length - 1] / 1e6);
+            line.put("run", "rebuild-reads");
+            line.put("host_cpu_busy_pct_before", round(busyBefore, 1));
+            line.put("checkouts_through_workflow", real);
+            line.put("copies", options.replayCopies());
+            line.put("checkouts", checkouts);
+            line.put("events", events);
+            line.put("rebuild_rows", offline.rows());
+            line.put("rebuild_events", offline.events());
+            line.put("rebuild_seconds", round(seconds, 2));
+            line.put("rebuild_events_per_s", round(events / seconds, 0));
+            line.put("reads_during_rebuild", nanos.length);
+            line.put("read_failures", failed[0]);
+            line.put("read_p50_ms", round(percentile(nanos, 50), 2));
+            line.put("read_p99_ms", round(percentile(nanos, 99), 2));
+            line.put("read_max_ms", round(nanos.length == 0 ? Double.NaN : nanos[nanos.length - 1] / 1e6, 2));
+            line.put("reads_over_100ms", java.util.Arrays.stream(nanos).filter(n -> n > 100_000_000L).count());
+            line.put("load_avg_1m", round(Resources.loadAverage1m(), 2));
+        }
+        return line;
+    }
+
+    private static double percentile(long[] sortedNanos, double p) {
+        if (sortedNanos.length == 0) {
+            return Double.NaN;
+        }
+        int rank = (int) Math.ceil(p / 100.0 * sortedNanos.length);
+        return sortedNanos[Math.max(0, Math.min(sortedNanos.length - 1, rank - 1))] / 1e6;
     }
 
     private String digest() throws Exception {

@@ -1,15 +1,20 @@
 package io.durablecheckout.orchestrator.config;
 
+import org.axonframework.common.jdbc.ConnectionProvider;
+import org.axonframework.common.transaction.TransactionManager;
 import org.axonframework.config.ConfigurerModule;
+import org.axonframework.eventhandling.deadletter.jdbc.JdbcSequencedDeadLetterQueue;
 import org.axonframework.eventhandling.PropagatingErrorHandler;
 import org.axonframework.eventhandling.TrackingEventProcessorConfiguration;
 import org.axonframework.messaging.StreamableMessageSource;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -33,10 +38,17 @@ public class EventProcessingConfiguration {
 
     public static final String SAGA_PROCESSOR = "CheckoutSagaProcessor";
     public static final String SUMMARY_PROCESSOR = "checkout-summary";
+    /**
+     * The processors whose poison events are parked, per checkout, in the JDBC dead-letter queue: every activity
+     * processor and the read model. Not the saga: Axon has no dead-letter queue for sagas (docs/decisions.md).
+     */
+    public static final List<String> DEAD_LETTERED = List.of("inventory", "payments", "receipts", SUMMARY_PROCESSOR);
 
     @Bean
-    public ConfigurerModule eventProcessingConfigurerModule(ProcessingProperties properties) {
+    public ConfigurerModule eventProcessingConfigurerModule(ProcessingProperties properties,
+                                                            ObjectProvider<ConnectionProvider> connections) {
         AtomicReference<WakeUpEventSource> source = new AtomicReference<>();
+        PoisonEventPolicy poison = new PoisonEventPolicy();
         return configurer -> {
             configurer.onShutdown(() -> {
                 WakeUpEventSource s = source.get();
@@ -47,6 +59,22 @@ public class EventProcessingConfiguration {
             configurer.eventProcessing(processing -> {
                 processing.registerDefaultListenerInvocationErrorHandler(c -> PropagatingErrorHandler.instance());
                 processing.registerDefaultErrorHandler(c -> PropagatingErrorHandler.instance());
+                for (String group : DEAD_LETTERED) {
+                    // Sequenced by Axon's default policy, the aggregate id: every event these processors handle is
+                    // one of a Checkout's, so the sequence is the checkout and one bad event parks that checkout only.
+                    processing.registerDeadLetterQueue(group, c -> JdbcSequencedDeadLetterQueue.builder()
+                                    .processingGroup(group)
+                                    .connectionProvider(connections.getObject())
+                                    .transactionManager(c.getComponent(TransactionManager.class))
+                                    .genericSerializer(c.serializer())
+                                    .eventSerializer(c.eventSerializer())
+                                    .maxSequences(properties.deadLetterMaxSequences())
+                                    .build())
+                            .registerDeadLetterPolicy(group, c -> poison)
+                            // without the cache every event costs a query for "is its checkout parked?"
+                            .registerDeadLetteringEventHandlerInvokerConfiguration(group,
+                                    (c, invoker) -> invoker.enableSequenceIdentifierCache());
+                }
                 if (properties.mode() == Mode.BASELINE) {
                     // Axon's defaults, for comparison in benchmarks: tracking processors, one thread and segment,
                     // batch size 1, default claims, polling the store. Kept, because correctness needs them: errors
@@ -78,7 +106,7 @@ public class EventProcessingConfiguration {
     @ConfigurationProperties("checkout.processing")
     public record ProcessingProperties(Mode mode, Map<String, Processor> processors, Duration tokenClaimInterval,
                                        Duration claimExtensionThreshold, Duration wakeUpTick,
-                                       Duration wakeUpSettle) {
+                                       Duration wakeUpSettle, Integer deadLetterMaxSequences) {
         public ProcessingProperties {
             mode = mode != null ? mode : Mode.TUNED;
             Map<String, Processor> merged = new LinkedHashMap<>(Map.of(
@@ -95,6 +123,8 @@ public class EventProcessingConfiguration {
             claimExtensionThreshold = claimExtensionThreshold != null ? claimExtensionThreshold : Duration.ofSeconds(2);
             wakeUpTick = wakeUpTick != null ? wakeUpTick : Duration.ofMillis(250);
             wakeUpSettle = wakeUpSettle != null ? wakeUpSettle : Duration.ofMillis(25);
+            // parked checkouts per processor before the queue refuses more (the batch then fails and is retried)
+            deadLetterMaxSequences = deadLetterMaxSequences != null ? deadLetterMaxSequences : 4096;
         }
 
         public record Processor(int segments, int batchSize) {

@@ -20,7 +20,7 @@ public enum CrashPoint {
     PAYMENT_EFFECT,
     /** The provider answered a reconciliation lookup; the answer is not recorded. */
     RECONCILIATION_LOOKUP,
-    /** The receipt was written to the outbox; not committed. */
+    /** The message was handed to the mail service (MailPort); our record that it was sent is not committed. */
     RECEIPT_EFFECT,
     /** The saga's command appended the checkout's next events in the saga's transaction; not committed. */
     SAGA_RECORDED,

@@ -6,24 +6,32 @@ import io.durablecheckout.api.checkout.ActivityLeaseRenewedEvent;
 import io.durablecheckout.api.checkout.ActivityResultRejectedEvent;
 import io.durablecheckout.api.checkout.CheckoutCancelledEvent;
 import io.durablecheckout.api.checkout.CheckoutCompletedEvent;
+import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
 import io.durablecheckout.api.checkout.CheckoutEvent;
+import io.durablecheckout.api.checkout.PaymentReconciliationRequestedEvent;
+import io.durablecheckout.api.checkout.PaymentReconciliationScheduledEvent;
 import io.durablecheckout.api.checkout.ManualReviewRequiredEvent;
 import io.durablecheckout.orchestrator.config.EventProcessingConfiguration;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import org.axonframework.config.ProcessingGroup;
 import org.axonframework.eventhandling.EventHandler;
 import org.axonframework.eventhandling.ReplayStatus;
 import org.axonframework.eventhandling.ResetHandler;
 import org.axonframework.eventhandling.SequenceNumber;
 import org.axonframework.eventhandling.Timestamp;
+import org.axonframework.eventhandling.EventMessage;
+import org.axonframework.messaging.unitofwork.BatchingUnitOfWork;
 import org.axonframework.messaging.unitofwork.CurrentUnitOfWork;
 import org.axonframework.messaging.unitofwork.UnitOfWork;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.stereotype.Component;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -32,9 +40,10 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Keeps checkout_summary up to date, one processor batch at a time: the events of a batch are collected, and when its
- * unit of work prepares to commit, the touched rows are locked and loaded with one query, folded in memory and written
- * with one upsert. Idempotent: an event whose sequence number is not above the row's version is skipped (a stolen
+ * Keeps checkout_summary up to date, one processor batch at a time: the rows the batch touches are locked and loaded
+ * with one query when its first event arrives, each event is folded in memory as it is handled (so a failure belongs
+ * to that event, and the dead-letter queue parks that checkout only), and when the unit of work prepares to commit
+ * the changed rows are written with one upsert. Idempotent: an event whose sequence number is not above the row's version is skipped (a stolen
  * segment claim re-runs a batch). Counts the workflow's metrics after the batch commits, but not while replaying.
  */
 @ConditionalOnProperty(name = "checkout.orchestrator.enabled", havingValue = "true", matchIfMissing = true)
@@ -56,17 +65,21 @@ public class CheckoutSummaryProjection {
     @EventHandler
     public void on(CheckoutEvent event, @SequenceNumber long sequence, @Timestamp Instant at, ReplayStatus replay) {
         Applied applied = new Applied(event, sequence, at, replay.isReplay());
-        if (!CurrentUnitOfWork.isStarted()) {
-            write(List.of(applied), null);
+        UnitOfWork<?> root = CurrentUnitOfWork.isStarted() ? CurrentUnitOfWork.get().root() : null;
+        if (!(root instanceof BatchingUnitOfWork<?> processorBatch)) {
+            // One event on its own: a dead letter being retried (its failure must throw here to keep it parked).
+            Batch single = new Batch(repository.findForUpdate(Set.of(event.checkoutId().value())));
+            single.apply(applied);
+            single.write(null);
             return;
         }
-        UnitOfWork<?> root = CurrentUnitOfWork.get().root();
-        List<Applied> batch = root.getOrComputeResource(BATCH, key -> {
-            List<Applied> events = new ArrayList<>();
-            root.onPrepareCommit(u -> write(events, u));
-            return events;
+        Batch batch = root.getOrComputeResource(BATCH, key -> {
+            Batch b = new Batch(repository.findForUpdate(checkoutIds(processorBatch)));
+            root.onPrepareCommit(b::write);
+            return b;
         });
-        batch.add(applied);
+        // Folded now, inside the dead-letter invoker: an event that cannot be folded parks its checkout only.
+        batch.apply(applied);
     }
 
     /** A rebuild starts from an empty table: the version check would otherwise skip every replayed event. */
@@ -75,36 +88,99 @@ public class CheckoutSummaryProjection {
         repository.truncate();
     }
 
-    private void write(List<Applied> events, UnitOfWork<?> unitOfWork) {
+    /** Every checkout the processor's batch touches: their rows are locked and loaded with one query. */
+    private static Set<String> checkoutIds(BatchingUnitOfWork<?> batch) {
         Set<String> ids = new LinkedHashSet<>();
-        events.forEach(e -> ids.add(e.event.checkoutId().value()));
-        Map<String, CheckoutView> views = repository.findForUpdate(ids);
-        Map<String, CheckoutView> changed = new LinkedHashMap<>();
-        List<CheckoutEvent> toCount = new ArrayList<>();
-        for (Applied e : events) {
+        for (Object message : batch.getMessages()) {
+            if (message instanceof EventMessage<?> m && m.getPayload() instanceof CheckoutEvent e) {
+                ids.add(e.checkoutId().value());
+            }
+        }
+        return ids;
+    }
+
+    /** The rows of one batch, folded in memory event by event, written with one upsert when the batch commits. */
+    private final class Batch {
+        private final Map<String, CheckoutView> views;
+        private final Map<String, CheckoutView> changed = new LinkedHashMap<>();
+        private final Map<String, List<Applied>> folded = new HashMap<>();
+        private final List<CheckoutEvent> toCount = new ArrayList<>();
+        private final List<StateLeft> left = new ArrayList<>();
+
+        Batch(Map<String, CheckoutView> views) {
+            this.views = views;
+        }
+
+        void apply(Applied e) {
             String id = e.event.checkoutId().value();
             CheckoutView current = views.get(id);
             if (current != null && current.version >= e.sequence) {
-                continue;
+                return;
             }
-            CheckoutView next = CheckoutViewFolder.fold(current, e.event, e.sequence, e.at);
+            String before = current == null ? null : current.state;
+            Instant since = current == null ? null : current.stateSince; // fold mutates the view: read it first
+            CheckoutView next;
+            try {
+                next = CheckoutViewFolder.fold(current, e.event, e.sequence, e.at);
+            } catch (RuntimeException failure) {
+                // The fold works in place and may have stopped half-way: put back the row as stored plus this
+                // batch's earlier events of the checkout, then let the failure park this event.
+                CheckoutView restored = repository.findForUpdate(Set.of(id)).get(id);
+                for (Applied earlier : folded.getOrDefault(id, List.of())) {
+                    restored = CheckoutViewFolder.fold(restored, earlier.event, earlier.sequence, earlier.at);
+                }
+                if (restored == null) {
+                    views.remove(id);
+                    changed.remove(id);
+                } else {
+                    views.put(id, restored);
+                    if (changed.containsKey(id)) {
+                        changed.put(id, restored);
+                    }
+                }
+                throw failure;
+            }
             views.put(id, next);
             changed.put(id, next);
+            folded.computeIfAbsent(id, k -> new ArrayList<>()).add(e);
             if (!e.replay) {
                 toCount.add(e.event);
+                if (before != null && since != null && !before.equals(next.state)) {
+                    left.add(new StateLeft(before, Duration.between(since, e.at)));
+                }
             }
         }
-        repository.upsertAll(changed.values());
-        if (unitOfWork == null) {
-            toCount.forEach(this::count);
-        } else if (!toCount.isEmpty()) {
-            unitOfWork.afterCommit(u -> toCount.forEach(this::count)); // a rolled-back batch is re-run: count once
+
+        void write(UnitOfWork<?> unitOfWork) {
+            repository.upsertAll(changed.values());
+            Runnable record = () -> {
+                toCount.forEach(CheckoutSummaryProjection.this::count);
+                left.forEach(l -> Timer.builder("checkout.state.duration").tag("state", l.state)
+                        .description("time a checkout spent in a state, recorded when it leaves it")
+                        .register(meters).record(l.time));
+            };
+            if (unitOfWork == null) {
+                record.run();
+            } else if (!toCount.isEmpty()) {
+                unitOfWork.afterCommit(u -> record.run()); // a rolled-back batch is re-run: count once
+            }
         }
     }
 
+    private record StateLeft(String state, Duration time) {
+    }
+
     private void count(CheckoutEvent event) {
+        if (event instanceof CheckoutCreatedEvent) {
+            counter("checkout.started");
+        } else if (event instanceof PaymentReconciliationScheduledEvent) {
+            counter("checkout.reconciliation.scheduled");
+        }
         if (event instanceof ActivityIntent intent) {
             counter("checkout.leases.granted", "step", intent.step().slug());
+            if (intent instanceof PaymentReconciliationRequestedEvent) {
+                counter("checkout.reconciliation.lookups");
+            }
         } else if (event instanceof ActivityLeaseRenewedEvent e) {
             counter("checkout.leases.renewed", "step", e.step().slug());
         } else if (event instanceof ActivityLeaseExpiredEvent e) {
@@ -112,12 +188,16 @@ public class CheckoutSummaryProjection {
         } else if (event instanceof ActivityResultRejectedEvent e) {
             counter("checkout.fencing.stale.results.rejected", "step", e.step().slug());
         } else if (event instanceof CheckoutCompletedEvent) {
-            counter("checkout.finished", "state", "completed");
+            // the same tag keys as a cancellation's: Prometheus refuses a second key set under one name
+            counter("checkout.finished", "state", "completed", "reason", "none");
         } else if (event instanceof CheckoutCancelledEvent e) {
             counter("checkout.finished", "state", "cancelled", "reason",
                     e.reason() == null ? "none" : e.reason().name().toLowerCase());
         } else if (event instanceof ManualReviewRequiredEvent e) {
             counter("checkout.manual.review", "step", e.blockedStep().slug());
+            if (e.blockedStep() == io.durablecheckout.api.values.Step.RECONCILE_PAYMENT) {
+                counter("checkout.reconciliation.escalations"); // the lookups ran out: an operator decides
+            }
         }
     }
 

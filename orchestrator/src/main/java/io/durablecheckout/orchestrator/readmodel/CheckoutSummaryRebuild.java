@@ -27,8 +27,11 @@ import java.util.TreeSet;
 /**
  * Operator-triggered rebuild of checkout_summary without the event processor: reads the event store in one snapshot
  * (ordered by checkout, so one view is in memory at a time), folds with {@link CheckoutViewFolder} under the
- * projection's version rule, writes the rows in chunks and sets the processor's token to the snapshot's position, all
- * in one transaction. Events committed after the snapshot are left to the processor.
+ * projection's version rule, writes the rows in chunks into a shadow table, swaps it in for checkout_summary and sets
+ * the processor's token to the snapshot's position, all in one transaction. Events committed after the snapshot are
+ * left to the processor. Reads go on against the current table while the shadow table fills (they see the read model
+ * as it was when the rebuild began); only the swap at the end takes checkout_summary's exclusive lock, for the
+ * milliseconds of two renames and a drop before the commit.
  * <p>
  * Why not a processor reset: Axon's pooled processor hands a segment at most 1,024 buffered events and its coordinator
  * sleeps 100 ms whenever that buffer is full, which caps a replay near 10,000 events/s however fast the handler is.
@@ -65,6 +68,15 @@ public class CheckoutSummaryRebuild {
     public record Result(long events, int rows, long head) {
     }
 
+    /** For tests: runs inside the rebuild's transaction once the shadow table is filled, before the swap. */
+    private volatile Runnable beforeSwap = () -> {
+    };
+
+    public void beforeSwap(Runnable hook) {
+        this.beforeSwap = hook == null ? () -> {
+        } : hook;
+    }
+
     /** Stops this node's processor for the duration (another node holding the segment makes the token update fail). */
     public synchronized Result rebuild() {
         StreamingEventProcessor processor = processing.eventProcessor(EventProcessingConfiguration.SUMMARY_PROCESSOR,
@@ -89,7 +101,18 @@ public class CheckoutSummaryRebuild {
             }
             expected = index + 1;
         }
-        repository.truncate();
+        // one rebuild at a time across nodes; the shadow table is created and dropped inside this transaction, so a
+        // crashed rebuild leaves nothing behind
+        jdbc.execute("SELECT pg_advisory_xact_lock(hashtext('" + CheckoutSummaryRepository.SHADOW_TABLE + "'))");
+        jdbc.execute("CREATE TABLE " + CheckoutSummaryRepository.SHADOW_TABLE + " (LIKE "
+                + CheckoutSummaryRepository.TABLE + " INCLUDING DEFAULTS INCLUDING CONSTRAINTS)");
+        jdbc.execute("ALTER TABLE " + CheckoutSummaryRepository.SHADOW_TABLE
+                + " ADD CONSTRAINT " + SHADOW_PREFIX + "pkey PRIMARY KEY (checkout_id)");
+        // every other index of the live table (whatever later migrations added), rebuilt after the load
+        List<String[]> indexes = jdbc.query("""
+                SELECT indexname, indexdef FROM pg_indexes
+                WHERE schemaname = current_schema() AND tablename = ? AND indexname <> 'checkout_summary_pkey'""",
+                (rs, n) -> new String[]{rs.getString(1), rs.getString(2)}, CheckoutSummaryRepository.TABLE);
         // walk the (aggregate, sequence) index rather than sort the store first: rows flow at once, and the database
         // reads while this folds
         jdbc.execute("SET LOCAL enable_sort = off");
@@ -130,7 +153,17 @@ public class CheckoutSummaryRebuild {
             add(chunk, current[0]);
             rows[0]++;
         }
-        repository.upsertAll(chunk);
+        repository.upsertAll(CheckoutSummaryRepository.SHADOW_TABLE, chunk);
+        // indexes after the load (faster than maintaining them row by row), then the swap
+        for (String[] index : indexes) {
+            jdbc.execute(index[1]
+                    .replaceFirst("INDEX " + index[0] + " ON ", "INDEX " + shadowName(index[0]) + " ON ")
+                    .replaceFirst(" ON (\\S+\\.)?" + CheckoutSummaryRepository.TABLE + " ",
+                            " ON " + CheckoutSummaryRepository.SHADOW_TABLE + " "));
+        }
+        jdbc.execute("ANALYZE " + CheckoutSummaryRepository.SHADOW_TABLE);
+        beforeSwap.run();
+        swap(indexes);
 
         if (head >= 0) {
             GapAwareTrackingToken token = GapAwareTrackingToken.newInstance(head, gaps);
@@ -147,10 +180,32 @@ public class CheckoutSummaryRebuild {
         return new Result(events[0], rows[0], head);
     }
 
+    private static final String SHADOW_PREFIX = "rebuild_";
+
+    private static String shadowName(String index) {
+        String name = SHADOW_PREFIX + index;
+        return name.length() <= 63 ? name : name.substring(0, 63);
+    }
+
+    /** The shadow table becomes checkout_summary, under the names the migrations gave the original's indexes. */
+    private void swap(List<String[]> indexes) {
+        // Waiting for the lock queues new reads behind this transaction: bounded, the rebuild fails rather than
+        // stall reads (an operator runs it again).
+        jdbc.execute("SET LOCAL lock_timeout = '5s'");
+        jdbc.execute("DROP TABLE " + CheckoutSummaryRepository.TABLE);
+        jdbc.execute("ALTER TABLE " + CheckoutSummaryRepository.SHADOW_TABLE + " RENAME TO "
+                + CheckoutSummaryRepository.TABLE);
+        jdbc.execute("ALTER TABLE " + CheckoutSummaryRepository.TABLE + " RENAME CONSTRAINT " + SHADOW_PREFIX
+                + "pkey TO checkout_summary_pkey");
+        for (String[] index : indexes) {
+            jdbc.execute("ALTER INDEX " + shadowName(index[0]) + " RENAME TO " + index[0]);
+        }
+    }
+
     private void add(List<CheckoutView> chunk, CheckoutView view) {
         chunk.add(view);
         if (chunk.size() == CHUNK) {
-            repository.upsertAll(chunk);
+            repository.upsertAll(CheckoutSummaryRepository.SHADOW_TABLE, chunk);
             chunk.clear();
         }
     }

@@ -74,12 +74,24 @@ public class CheckoutSummaryRepository {
 
     /** One statement for any number of rows (arrays unnested), so a batch costs one round trip. */
     public void upsertAll(Collection<CheckoutView> views) {
+        upsertAll(TABLE, views);
+    }
+
+    public static final String TABLE = "checkout_summary";
+    /** Where {@link CheckoutSummaryRebuild} builds the next table while reads go on against the current one. */
+    public static final String SHADOW_TABLE = "checkout_summary_rebuild";
+
+    /** @param table {@link #TABLE} or {@link #SHADOW_TABLE}, never input */
+    void upsertAll(String table, Collection<CheckoutView> views) {
+        if (!TABLE.equals(table) && !SHADOW_TABLE.equals(table)) {
+            throw new IllegalArgumentException(table);
+        }
         if (views.isEmpty()) {
             return;
         }
         int n = views.size();
         String[] ids = new String[n], tenants = new String[n], states = new String[n], reasons = new String[n],
-                deadlines = new String[n], json = new String[n], created = new String[n], updated = new String[n];
+                deadlines = new String[n], since = new String[n], json = new String[n], created = new String[n], updated = new String[n];
         Long[] versions = new Long[n];
         Boolean[] terminal = new Boolean[n];
         int i = 0;
@@ -92,20 +104,24 @@ public class CheckoutSummaryRepository {
             reasons[i] = v.waiting == null ? null : v.waiting.reason();
             deadlines[i] = v.waiting == null || v.waiting.nextDeadline() == null ? null
                     : v.waiting.nextDeadline().toString();
+            since[i] = v.stateSince == null ? null : v.stateSince.toString();
             json[i] = write(v);
             created[i] = v.createdAt.toString();
             updated[i] = v.updatedAt.toString();
             i++;
         }
         jdbc.update("""
-                INSERT INTO checkout_summary (checkout_id, tenant_id, state, version, terminal, waiting_reason,
-                                              next_deadline, view, created_at, updated_at)
+                INSERT INTO %s (checkout_id, tenant_id, state, version, terminal, waiting_reason,
+                                next_deadline, view, created_at, updated_at, state_entered_at)
                 SELECT * FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::boolean[], ?::text[],
-                                     ?::timestamptz[], ?::jsonb[], ?::timestamptz[], ?::timestamptz[])
+                                     ?::timestamptz[], ?::jsonb[], ?::timestamptz[], ?::timestamptz[],
+                                     ?::timestamptz[])
                 ON CONFLICT (checkout_id) DO UPDATE SET state = EXCLUDED.state, version = EXCLUDED.version,
                     terminal = EXCLUDED.terminal, waiting_reason = EXCLUDED.waiting_reason,
-                    next_deadline = EXCLUDED.next_deadline, view = EXCLUDED.view, updated_at = EXCLUDED.updated_at
-                """, ids, tenants, states, versions, terminal, reasons, deadlines, json, created, updated);
+                    next_deadline = EXCLUDED.next_deadline, view = EXCLUDED.view, updated_at = EXCLUDED.updated_at,
+                    state_entered_at = EXCLUDED.state_entered_at
+                """.formatted(table), ids, tenants, states, versions, terminal, reasons, deadlines, json, created, updated,
+                since);
     }
 
     public void truncate() {

@@ -22,6 +22,8 @@ public class CheckoutView {
     public boolean terminal;
     public Instant createdAt;
     public Instant updatedAt;
+    /** When the checkout entered its current state (time in state, the dashboard's stuck filter). */
+    public Instant stateSince;
     public Amount amount;
     public List<Item> items = new ArrayList<>();
     public String customerEmail;
@@ -36,6 +38,11 @@ public class CheckoutView {
     public Map<String, Activity> activities = new LinkedHashMap<>();
     public int staleResultsRejected;
     public int leasesExpired;
+    /**
+     * Events of this checkout that a processor could not handle and parked (dead letters), added when the view is
+     * read, never stored: while any is parked the checkout is stuck in that processor until an operator acts.
+     */
+    public List<Parked> parked;
 
     public record Amount(long minor, String currency) {
     }
@@ -52,6 +59,10 @@ public class CheckoutView {
      */
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record Waiting(String reason, Instant nextDeadline, String onDeadline, String known, String unknown) {
+    }
+
+    /** One processor's parked events of this checkout: the first failed with {@code cause}, the rest wait. */
+    public record Parked(String processor, long events, String eventType, String cause, Instant since) {
     }
 
     public record ManualReview(String blockedStep, String reason, String evidence) {

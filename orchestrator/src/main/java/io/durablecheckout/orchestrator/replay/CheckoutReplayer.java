@@ -101,17 +101,17 @@ public final class CheckoutReplayer {
         if (history.isEmpty()) {
             return new ReplayReport(checkoutId, 0, timeline, Verdict.NOT_REPLAYABLE, null, "no events");
         }
+        // consecutive events of one input share the handled message's id; the input is on the first of them
         List<List<HistoryEvent>> inputs = new ArrayList<>();
         for (HistoryEvent event : history) {
-            Map<String, Object> input = event.input();
-            if (input == null) {
+            Object id = event.inputId();
+            List<HistoryEvent> last = inputs.isEmpty() ? null : inputs.get(inputs.size() - 1);
+            if (last != null && id != null && id.equals(last.get(0).inputId())) {
+                last.add(event);
+            } else if (event.input() == null) {
                 return new ReplayReport(checkoutId, history.size(), timeline, Verdict.NOT_REPLAYABLE, null,
                         "event " + event.sequence() + " (" + event.type() + ") has no recorded input: it was "
                                 + "written before inputs were recorded");
-            }
-            List<HistoryEvent> last = inputs.isEmpty() ? null : inputs.get(inputs.size() - 1);
-            if (last != null && Objects.equals(last.get(0).input().get("id"), input.get("id"))) {
-                last.add(event);
             } else {
                 List<HistoryEvent> group = new ArrayList<>();
                 group.add(event);
@@ -234,9 +234,9 @@ public final class CheckoutReplayer {
                         after(history, position), producedAfter);
             }
         }
-        JsonNode rd = RecordedInputs.MAPPER.valueToTree(recordedDeadlines);
-        JsonNode pd = RecordedInputs.MAPPER.valueToTree(producedDeadlines);
-        if (!JsonDiff.equal(rd, pd)) {
+        if (!JsonDiff.sameValues(recordedDeadlines, producedDeadlines)) {
+            JsonNode rd = RecordedInputs.MAPPER.valueToTree(recordedDeadlines);
+            JsonNode pd = RecordedInputs.MAPPER.valueToTree(producedDeadlines);
             long last = recorded.get(recorded.size() - 1).sequence();
             return new Divergence(last, number, input, "deadlines", rd.toString(), pd.toString(),
                     JsonDiff.diff(rd, pd), after(history, last), List.of());

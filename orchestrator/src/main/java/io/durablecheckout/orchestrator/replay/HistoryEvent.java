@@ -16,6 +16,15 @@ public record HistoryEvent(long sequence, Object payload, Map<String, Object> me
         return payload.getClass().getSimpleName();
     }
 
+    /**
+     * Which input caused this event: the handled message's id, which Axon records on every event as
+     * {@code correlationId} (the recorded input itself is on the first event of each input only).
+     */
+    Object inputId() {
+        Map<String, Object> input = input();
+        return input != null ? input.get("id") : metaData.get("correlationId");
+    }
+
     @SuppressWarnings("unchecked")
     Map<String, Object> input() {
         Object input = metaData.get(RecordedInputs.INPUT);

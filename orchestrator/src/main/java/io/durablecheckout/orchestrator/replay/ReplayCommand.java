@@ -128,7 +128,9 @@ public final class ReplayCommand {
     }
 
     /** What a replay of many histories found. */
-    public record Summary(long histories, long events, double seconds, long identical, List<ReplayReport> failed) {
+    /** @param cpuSeconds CPU time of the replaying threads (a figure that does not depend on how busy the host is) */
+    public record Summary(long histories, long events, double seconds, double cpuSeconds, long identical,
+                          List<ReplayReport> failed) {
         public long diverged() {
             return failed.stream().filter(r -> r.verdict() == ReplayReport.Verdict.DIVERGED).count();
         }
@@ -140,6 +142,10 @@ public final class ReplayCommand {
         public double historiesPerSecond() {
             return histories / Math.max(seconds, 1e-9);
         }
+
+        public double historiesPerCpuSecond() {
+            return histories / Math.max(cpuSeconds, 1e-9);
+        }
     }
 
     private int replayAll(StoredHistories histories, Instant since, int threads, int show) {
@@ -149,9 +155,10 @@ public final class ReplayCommand {
         Summary summary = replayAll(histories, since, threads, total, err);
         List<ReplayReport> reports = summary.failed();
         reports.stream().limit(show).forEach(r -> out.print(r.render()));
-        out.printf("summary: %d histories, %d events in %.2f s (%.0f histories/s): %d identical, %d diverged, "
-                        + "%d not replayable%n", summary.histories(), summary.events(), summary.seconds(),
-                summary.historiesPerSecond(), summary.identical(), summary.diverged(), summary.notReplayable());
+        out.printf("summary: %d histories, %d events in %.2f s (%.0f histories/s; %.0f per CPU-second): %d identical, "
+                        + "%d diverged, %d not replayable%n", summary.histories(), summary.events(), summary.seconds(),
+                summary.historiesPerSecond(), summary.historiesPerCpuSecond(), summary.identical(), summary.diverged(),
+                summary.notReplayable());
         if (!reports.isEmpty()) {
             out.println("first differing checkouts: " + reports.stream().limit(20).map(ReplayReport::checkoutId).toList());
         }
@@ -170,6 +177,8 @@ public final class ReplayCommand {
         AtomicLong events = new AtomicLong();
         ConcurrentLinkedQueue<ReplayReport> failed = new ConcurrentLinkedQueue<>();
         AtomicLong done = new AtomicLong();
+        AtomicLong cpuNanos = new AtomicLong();
+        java.lang.management.ThreadMXBean cpu = java.lang.management.ManagementFactory.getThreadMXBean();
         List<Thread> workers = new ArrayList<>();
         for (int t = 0; t < Math.max(1, threads); t++) {
             Thread worker = new Thread(() -> {
@@ -193,6 +202,8 @@ public final class ReplayCommand {
                     }
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
+                } finally {
+                    cpuNanos.addAndGet(Math.max(0, cpu.getCurrentThreadCpuTime()));
                 }
             }, "replay-" + t);
             worker.start();
@@ -238,7 +249,8 @@ public final class ReplayCommand {
             progress.show(done.get(), started);
             progress.finish();
         }
-        return new Summary(done.get(), events.get(), seconds, identical.get(), new ArrayList<>(failed));
+        return new Summary(done.get(), events.get(), seconds, cpuNanos.get() / 1e9, identical.get(),
+                new ArrayList<>(failed));
     }
 
     // ------------------------------------------------------------------------------------------- plumbing

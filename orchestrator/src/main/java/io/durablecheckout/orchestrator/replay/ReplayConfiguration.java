@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator.replay;
 
+import org.axonframework.config.ConfigurerModule;
 import org.axonframework.messaging.correlation.CorrelationDataProvider;
 import org.axonframework.serialization.Serializer;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -15,6 +16,16 @@ public class ReplayConfiguration {
     @Bean
     public CorrelationDataProvider inputRecordingProvider() {
         return new InputRecordingProvider();
+    }
+
+    /**
+     * Registered on the event store (the event bus), which stores what it returns; through Axon's configuration (a
+     * bean depending on the event bus would close a dependency cycle), before anything is handled.
+     */
+    @Bean
+    public ConfigurerModule compactRecordedInputs() {
+        return configurer -> configurer.onInitialize(config -> config.onStart(Integer.MIN_VALUE,
+                () -> config.eventBus().registerDispatchInterceptor(new InputMetadataCompactor())));
     }
 
     @Bean

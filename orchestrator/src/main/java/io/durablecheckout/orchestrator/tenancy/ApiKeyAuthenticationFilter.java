@@ -6,17 +6,21 @@ import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.http.HttpStatus;
-import org.springframework.stereotype.Component;
+import org.springframework.security.authentication.AbstractAuthenticationToken;
+import org.springframework.security.core.authority.SimpleGrantedAuthority;
+import org.springframework.security.core.context.SecurityContext;
+import org.springframework.security.core.context.SecurityContextHolder;
 import org.springframework.web.filter.OncePerRequestFilter;
 
 import java.io.IOException;
 import java.util.Optional;
 
 /**
- * Every call under /api/ carries {@code Authorization: Bearer <API key>}. Provider webhooks are the exception: they
- * are authenticated by their signature instead.
+ * Bearer API-key authentication inside the API's security filter chain (not a servlet filter of its own: it is
+ * created by {@link SecurityConfiguration}). No header: the request stays anonymous and the chain's rules answer
+ * 401 where a key is needed. A header that is malformed, unknown, revoked or expired: 401 at once. A valid key: the
+ * {@link Caller} becomes the principal (authorities {@code ROLE_*}) and a request attribute for the controllers.
  */
-@Component
 public class ApiKeyAuthenticationFilter extends OncePerRequestFilter {
 
     private final ApiKeys apiKeys;
@@ -25,10 +29,30 @@ public class ApiKeyAuthenticationFilter extends OncePerRequestFilter {
         this.apiKeys = apiKeys;
     }
 
-    @Override
-    protected boolean shouldNotFilter(HttpServletRequest request) {
-        String path = request.getRequestURI();
-        return !path.startsWith("/api/") || path.startsWith("/api/v1/payment-callbacks");
+    /** The authenticated caller, as Spring Security holds it. */
+    public static final class ApiKeyAuthentication extends AbstractAuthenticationToken {
+        private final Caller caller;
+
+        ApiKeyAuthentication(Caller caller) {
+            super(caller.roles().stream().map(r -> new SimpleGrantedAuthority(r.authority())).toList());
+            this.caller = caller;
+            setAuthenticated(true);
+        }
+
+        @Override
+        public Object getCredentials() {
+            return null; // the key is never kept
+        }
+
+        @Override
+        public Caller getPrincipal() {
+            return caller;
+        }
+
+        @Override
+        public String getName() {
+            return caller.actor();
+        }
     }
 
     @Override
@@ -36,7 +60,7 @@ public class ApiKeyAuthenticationFilter extends OncePerRequestFilter {
             throws ServletException, IOException {
         String header = request.getHeader("Authorization");
         if (header == null || header.isBlank()) {
-            unauthorized(response, request, "Missing API key: send 'Authorization: Bearer <API key>'");
+            chain.doFilter(request, response);
             return;
         }
         if (!header.regionMatches(true, 0, "Bearer ", 0, 7) || header.substring(7).isBlank()) {
@@ -45,14 +69,21 @@ public class ApiKeyAuthenticationFilter extends OncePerRequestFilter {
         }
         Optional<Caller> caller = apiKeys.resolve(header.substring(7).trim());
         if (caller.isEmpty()) {
-            unauthorized(response, request, "Unknown API key");
+            unauthorized(response, request, "Unknown, revoked or expired API key");
             return;
         }
+        SecurityContext context = SecurityContextHolder.createEmptyContext();
+        context.setAuthentication(new ApiKeyAuthentication(caller.get()));
+        SecurityContextHolder.setContext(context);
         request.setAttribute(Caller.REQUEST_ATTRIBUTE, caller.get());
-        chain.doFilter(request, response);
+        try {
+            chain.doFilter(request, response);
+        } finally {
+            SecurityContextHolder.clearContext();
+        }
     }
 
-    private static void unauthorized(HttpServletResponse response, HttpServletRequest request, String detail)
+    static void unauthorized(HttpServletResponse response, HttpServletRequest request, String detail)
             throws IOException {
         response.setHeader("WWW-Authenticate", "Bearer");
         Problems.write(response, HttpStatus.UNAUTHORIZED, "unauthorized", "Unauthorized", detail, request.getRequestURI());

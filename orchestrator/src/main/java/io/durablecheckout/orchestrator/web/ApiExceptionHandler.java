@@ -87,6 +87,12 @@ public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
     protected ResponseEntity<Object> handleHttpMessageNotReadable(HttpMessageNotReadableException ex,
                                                                   HttpHeaders headers, HttpStatusCode status,
                                                                   WebRequest request) {
+        for (Throwable t = ex; t != null; t = t.getCause()) {
+            if (t instanceof RequestLimitsFilter.BodyTooLargeException) {
+                return ResponseEntity.status(HttpStatus.CONTENT_TOO_LARGE).body(Problems.of(HttpStatus.CONTENT_TOO_LARGE,
+                        "payload-too-large", "Request too large", t.getMessage()));
+            }
+        }
         String detail = "The request body is not valid JSON of the expected shape";
         Throwable cause = ex.getMostSpecificCause();
         if (cause != null && cause.getMessage() != null) {
@@ -98,6 +104,12 @@ public class ApiExceptionHandler extends ResponseEntityExceptionHandler {
         }
         return ResponseEntity.badRequest().body(Problems.of(HttpStatus.BAD_REQUEST, "malformed-request",
                 "Malformed request", detail));
+    }
+
+    @ExceptionHandler(RequestLimitsFilter.BodyTooLargeException.class)
+    ResponseEntity<ProblemDetail> tooLarge(RequestLimitsFilter.BodyTooLargeException e) {
+        return ResponseEntity.status(HttpStatus.CONTENT_TOO_LARGE).body(Problems.of(HttpStatus.CONTENT_TOO_LARGE,
+                "payload-too-large", "Request too large", e.getMessage()));
     }
 
     @ExceptionHandler(Exception.class)

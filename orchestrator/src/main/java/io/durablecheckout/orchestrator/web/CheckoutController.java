@@ -94,7 +94,8 @@ public class CheckoutController {
         }
         // plain shapes: ids as strings, not {"value": ...} (the store's own shape)
         return events.stream().map(m -> new HistoryEntry(m.getSequenceNumber(), m.getPayloadType().getSimpleName(),
-                m.getTimestamp(), PlainShapes.of(m.getPayload()), plainMetadata(m.getMetaData()))).toList();
+                m.getTimestamp(), checkouts.revealedPayload(checkoutId, PlainShapes.of(m.getPayload())),
+                plainMetadata(m.getMetaData()))).toList();
     }
 
     /**
@@ -123,7 +124,13 @@ public class CheckoutController {
                                            @PathVariable String checkoutId,
                                            @RequestBody(required = false) CancelRequest body) {
         checkouts.find(caller, checkoutId).orElseThrow(() -> notFound(checkoutId));
-        String reason = body == null || body.reason() == null ? "customer request" : body.reason();
+        java.util.List<String> errors = new java.util.ArrayList<>();
+        String given = body == null ? null : TextLimits.text(body.reason(), "reason", TextLimits.REASON_MAX, false, errors);
+        if (!errors.isEmpty()) {
+            throw new ApiProblemException(HttpStatus.BAD_REQUEST, "invalid-request", "Invalid cancellation",
+                    errors.get(0), errors);
+        }
+        String reason = given == null ? "customer request" : given;
         commands.sendAndWait(new RequestCancellationCommand(new CheckoutId(checkoutId),
                 CancellationReason.CUSTOMER_REQUEST, reason, null, clock.instant()));
         String state = checkouts.find(caller, checkoutId).map(v -> v.state).orElse(null);
@@ -142,6 +149,6 @@ public class CheckoutController {
 
     static ApiProblemException notFound(String id) {
         return new ApiProblemException(HttpStatus.NOT_FOUND, "not-found", "No such checkout",
-                "No checkout " + id + " for this API key");
+                "No checkout " + TextLimits.excerpt(id) + " for this API key");
     }
 }

@@ -17,7 +17,14 @@ final class CheckoutRequestValidator {
     static final int MAX_ITEMS = 100;
     static final int MAX_QUANTITY = 10_000;
     private static final Pattern EMAIL = Pattern.compile("^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$");
+    /** 10^11 minor units (a billion in a two-decimal currency): far above any basket, far below overflow. */
+    static final long MAX_AMOUNT_MINOR = 100_000_000_000L;
+    /** ISO 4217 codes the JDK knows (its list tracks the standard). */
+    private static final java.util.Set<String> CURRENCIES = java.util.Currency.getAvailableCurrencies().stream()
+            .map(java.util.Currency::getCurrencyCode).collect(java.util.stream.Collectors.toUnmodifiableSet());
     private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
+    private static final Pattern SKU = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+    private static final Pattern PAYMENT_TOKEN = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
     private static final Pattern IDEMPOTENCY_KEY = Pattern.compile("[\\x21-\\x7E]{1,255}");
 
     record Valid(List<LineItem> items, Money amount, String paymentToken, String customerEmail) {
@@ -57,8 +64,8 @@ final class CheckoutRequestValidator {
                 }
                 if (item.sku() == null || item.sku().isBlank()) {
                     errors.add(at + ".sku: required");
-                } else if (item.sku().length() > 64) {
-                    errors.add(at + ".sku: at most 64 characters");
+                } else if (!SKU.matcher(item.sku()).matches()) {
+                    errors.add(at + ".sku: 1 to 64 of [A-Za-z0-9._-]");
                 }
                 if (item.quantity() == null) {
                     errors.add(at + ".quantity: required");
@@ -67,7 +74,7 @@ final class CheckoutRequestValidator {
                 } else if (item.quantity() > MAX_QUANTITY) {
                     errors.add(at + ".quantity: at most " + MAX_QUANTITY);
                 }
-                if (item.sku() != null && !item.sku().isBlank() && item.quantity() != null && item.quantity() > 0) {
+                if (item.sku() != null && SKU.matcher(item.sku()).matches() && item.quantity() != null && item.quantity() > 0) {
                     quantities.merge(item.sku(), item.quantity(), Integer::sum);
                 }
             }
@@ -79,17 +86,21 @@ final class CheckoutRequestValidator {
                 errors.add("amount.minor: required (an integer in minor units, e.g. cents)");
             } else if (r.amount().minor() <= 0) {
                 errors.add("amount.minor: must be positive, was " + r.amount().minor());
+            } else if (r.amount().minor() > MAX_AMOUNT_MINOR) {
+                errors.add("amount.minor: at most " + MAX_AMOUNT_MINOR);
             }
-            if (r.amount().currency() == null || !CURRENCY.matcher(r.amount().currency()).matches()) {
+            if (r.amount().currency() == null || !CURRENCY.matcher(r.amount().currency()).matches()
+                    || !CURRENCIES.contains(r.amount().currency())) {
                 errors.add("amount.currency: a 3-letter ISO 4217 code in upper case, e.g. EUR");
             }
         }
         if (r.paymentToken() == null || r.paymentToken().isBlank()) {
             errors.add("paymentToken: required (the provider's token for the payment method)");
-        } else if (r.paymentToken().length() > 128) {
-            errors.add("paymentToken: at most 128 characters");
+        } else if (!PAYMENT_TOKEN.matcher(r.paymentToken()).matches()) {
+            errors.add("paymentToken: 1 to 128 of [A-Za-z0-9._:-]");
         }
-        if (r.customerEmail() == null || !EMAIL.matcher(r.customerEmail()).matches() || r.customerEmail().length() > 254) {
+        if (r.customerEmail() == null || r.customerEmail().length() > 254 || !EMAIL.matcher(r.customerEmail()).matches()
+                || !TextLimits.printable(r.customerEmail())) {
             errors.add("customerEmail: a valid e-mail address is required");
         }
         if (!errors.isEmpty()) {

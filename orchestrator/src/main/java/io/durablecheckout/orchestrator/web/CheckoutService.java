@@ -1,5 +1,7 @@
 package io.durablecheckout.orchestrator.web;
 
+import io.durablecheckout.activities.privacy.PersonalDataVault;
+
 import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
 import io.durablecheckout.api.checkout.CheckoutEvent;
 import io.durablecheckout.api.command.StartCheckoutCommand;
@@ -13,7 +15,9 @@ import io.durablecheckout.orchestrator.readmodel.CheckoutSummaryRepository;
 import io.durablecheckout.orchestrator.readmodel.CheckoutView;
 import io.durablecheckout.orchestrator.readmodel.CheckoutViewFolder;
 import io.durablecheckout.orchestrator.tenancy.Caller;
+import io.durablecheckout.orchestrator.deadletter.ParkedEvents;
 import org.axonframework.commandhandling.gateway.CommandGateway;
+import org.springframework.beans.factory.ObjectProvider;
 import org.axonframework.eventhandling.DomainEventMessage;
 import org.axonframework.eventsourcing.eventstore.DomainEventStream;
 import org.axonframework.eventsourcing.eventstore.EventStore;
@@ -29,6 +33,7 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
@@ -46,14 +51,19 @@ public class CheckoutService {
     private final EventStore eventStore;
     private final CheckoutSummaryRepository summaries;
     private final Clock clock;
+    private final ObjectProvider<ParkedEvents> parkedEvents;
+    private final PersonalDataVault vault;
 
     public CheckoutService(CommandGateway commands, QueryGateway queries, EventStore eventStore,
-                           CheckoutSummaryRepository summaries, Clock clock) {
+                           CheckoutSummaryRepository summaries, Clock clock, ObjectProvider<ParkedEvents> parkedEvents,
+                           PersonalDataVault vault) {
+        this.vault = vault;
         this.commands = commands;
         this.queries = queries;
         this.eventStore = eventStore;
         this.summaries = summaries;
         this.clock = clock;
+        this.parkedEvents = parkedEvents;
     }
 
     public record Submitted(CheckoutId checkoutId, boolean replayed) {
@@ -67,28 +77,36 @@ public class CheckoutService {
         CheckoutRequestValidator.requireIdempotencyKey(idempotencyKey);
         CheckoutRequestValidator.Valid valid = CheckoutRequestValidator.validate(request);
         CheckoutId id = checkoutIdFor(tenant, idempotencyKey);
-        String fingerprint = fingerprint(valid);
-        Optional<Submitted> replay = replayOf(id, fingerprint);
+        String canonical = canonical(valid);
+        Optional<Submitted> replay = replayOf(id, canonical);
         if (replay.isPresent()) {
             return replay.get();
         }
         rejectUnknownSkus(tenant, valid.items());
+        // Personal data enters the event store only sealed under the checkout's own key (crypto-shredding).
+        PersonalDataVault.SealedCheckout sealed = vault.sealCheckout(id.value(), valid.paymentToken(),
+                valid.customerEmail(), canonical);
         try {
             commands.sendAndWait(new StartCheckoutCommand(id, tenant, valid.items(), valid.amount(),
-                    valid.paymentToken(), valid.customerEmail(), idempotencyKey, fingerprint, clock.instant()));
+                    sealed.paymentToken(), sealed.customerEmail(), idempotencyKey, sealed.fingerprint(), clock.instant()));
             return new Submitted(id, false);
         } catch (RuntimeException e) {
             // A concurrent request with the same key won the race: answer as for a replay.
-            return replayOf(id, fingerprint).orElseThrow(() -> e);
+            return replayOf(id, canonical).orElseThrow(() -> e);
         }
     }
 
-    private Optional<Submitted> replayOf(CheckoutId id, String fingerprint) {
+    private Optional<Submitted> replayOf(CheckoutId id, String canonical) {
         DomainEventStream stream = eventStore.readEvents(id.value());
         if (!stream.hasNext()) {
             return Optional.empty();
         }
         CheckoutCreatedEvent created = (CheckoutCreatedEvent) stream.next().getPayload();
+        String fingerprint = created.requestFingerprint().startsWith("hmac:")
+                ? vault.fingerprint(id.value(), canonical).orElseThrow(() -> new ApiProblemException(HttpStatus.CONFLICT,
+                        "personal-data-erased", "Personal data erased", "The checkout made with this Idempotency-Key "
+                        + "had its personal data erased, so a retry cannot be matched; use a new key"))
+                : sha256(canonical); // checkouts from before personal data was sealed
         if (!created.requestFingerprint().equals(fingerprint)) {
             throw new ApiProblemException(HttpStatus.UNPROCESSABLE_CONTENT, "idempotency-key-reused",
                     "Idempotency-Key reused", "This Idempotency-Key was already used for a different request (checkout "
@@ -122,12 +140,45 @@ public class CheckoutService {
     }
 
     /** The checkout as the read model has it, or folded from the event store while the read model catches up. */
+    private static final tools.jackson.databind.json.JsonMapper TREES = tools.jackson.databind.json.JsonMapper.builder().build();
+
+    /**
+     * An event payload as callers see it in a history: every sealed field ({@link PersonalDataVault}) opened, or
+     * shown as {@value PersonalDataVault#ERASED} once the checkout's key is deleted. Events without sealed fields
+     * pass unchanged.
+     */
+    public Object revealedPayload(String checkoutId, Object payload) {
+        tools.jackson.databind.JsonNode tree = TREES.valueToTree(payload);
+        if (!(tree instanceof tools.jackson.databind.node.ObjectNode object)) return payload;
+        boolean changed = false;
+        for (java.util.Map.Entry<String, tools.jackson.databind.JsonNode> field : object.properties()) {
+            if (field.getValue().isString() && PersonalDataVault.isSealed(field.getValue().asString())) {
+                field.setValue(tools.jackson.databind.node.StringNode.valueOf(
+                        vault.reveal(checkoutId, field.getKey(), field.getValue().asString())));
+                changed = true;
+            }
+        }
+        return changed ? object : payload;
+    }
+
+    /** The view as callers see it: the e-mail opened, or shown as erased. */
+    private CheckoutView revealed(CheckoutView view) {
+        if (view != null && PersonalDataVault.isSealed(view.customerEmail)) {
+            view.customerEmail = vault.reveal(view.checkoutId, PersonalDataVault.EMAIL, view.customerEmail);
+        }
+        return view;
+    }
+
     public Optional<CheckoutView> find(Caller caller, String checkoutId) {
+        return findSealed(caller, checkoutId).map(this::revealed);
+    }
+
+    private Optional<CheckoutView> findSealed(Caller caller, String checkoutId) {
         Optional<CheckoutView> view = caller.isOperator()
                 ? summaries.findAnyTenant(checkoutId)
                 : summaries.find(caller.tenantId(), checkoutId);
         if (view.isPresent()) {
-            return view;
+            return view.map(v -> withParked(List.of(v)).get(0));
         }
         CheckoutView folded = null;
         for (DomainEventMessage<?> m : history(checkoutId)) {
@@ -137,11 +188,45 @@ public class CheckoutService {
         if (folded == null || (!caller.isOperator() && !caller.tenantId().equals(folded.tenantId))) {
             return Optional.empty();
         }
-        return Optional.of(folded);
+        return Optional.of(withParked(List.of(folded)).get(0));
     }
 
     public List<CheckoutView> list(Caller caller, String state, boolean waitingOnly, int limit) {
-        return summaries.list(caller.isOperator() ? null : caller.tenantId(), state, waitingOnly, limit);
+        return withParked(summaries.list(caller.isOperator() ? null : caller.tenantId(), state, waitingOnly, limit)
+                .stream().map(this::revealed).toList());
+    }
+
+    /**
+     * Marks checkouts with parked events as stuck, with the reason: a parked event waits for an operator, whatever
+     * the read model (which may itself be the processor that parked it) says the checkout is waiting for.
+     */
+    private List<CheckoutView> withParked(List<CheckoutView> views) {
+        ParkedEvents parked = parkedEvents.getIfAvailable();
+        if (parked == null || views.isEmpty()) {
+            return views;
+        }
+        Map<String, List<ParkedEvents.Sequence>> byCheckout =
+                parked.forCheckouts(views.stream().map(v -> v.checkoutId).toList());
+        for (CheckoutView v : views) {
+            List<ParkedEvents.Sequence> sequences = byCheckout.get(v.checkoutId);
+            if (sequences == null) {
+                continue;
+            }
+            v.parked = sequences.stream().map(s -> new CheckoutView.Parked(s.processor(), s.parked(), s.eventType(),
+                    s.cause(), s.since())).toList();
+            ParkedEvents.Sequence first = sequences.get(0);
+            CheckoutView.Waiting was = v.waiting;
+            v.waiting = new CheckoutView.Waiting(
+                    "stuck: the " + first.processor() + " processor parked " + first.eventType() + " ("
+                            + first.cause() + "); this checkout's later events there wait behind it",
+                    was == null ? null : was.nextDeadline(),
+                    "an operator fixes the cause and retries (POST /api/v1/operator/dead-letters/" + first.processor()
+                            + "/" + v.checkoutId + "/retry) or evicts the parked events"
+                            + (was == null || was.onDeadline() == null ? "" : "; meanwhile at the deadline: "
+                            + was.onDeadline()),
+                    was == null ? null : was.known(), was == null ? null : was.unknown());
+        }
+        return views;
     }
 
     /** The checkout's own event stream, in order; empty if it does not exist or belongs to another tenant. */
@@ -168,14 +253,18 @@ public class CheckoutService {
         return new CheckoutId("co_" + uuid);
     }
 
-    static String fingerprint(CheckoutRequestValidator.Valid v) {
+    static String canonical(CheckoutRequestValidator.Valid v) {
         StringBuilder canonical = new StringBuilder();
         v.items().forEach(i -> canonical.append(i.sku().value()).append('\u0000').append(i.quantity()).append('\n'));
         canonical.append(v.amount().minor()).append(' ').append(v.amount().currency()).append('\n')
                 .append(v.paymentToken()).append('\n').append(v.customerEmail());
+        return canonical.toString();
+    }
+
+    private static String sha256(String canonical) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                    .digest(canonical.toString().getBytes(StandardCharsets.UTF_8)));
+                    .digest(canonical.getBytes(StandardCharsets.UTF_8)));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }

@@ -8,6 +8,7 @@ import io.durablecheckout.api.command.RetryActivityCommand;
 import io.durablecheckout.api.values.CheckoutId;
 import io.durablecheckout.orchestrator.config.CorrelationConfiguration;
 import io.durablecheckout.orchestrator.readmodel.CheckoutView;
+import io.durablecheckout.orchestrator.tenancy.AuditLog;
 import io.durablecheckout.orchestrator.tenancy.Caller;
 import org.axonframework.commandhandling.GenericCommandMessage;
 import org.axonframework.commandhandling.gateway.CommandGateway;
@@ -41,11 +42,13 @@ public class OperatorController {
     private final CommandGateway commands;
     private final CheckoutService checkouts;
     private final Clock clock;
+    private final AuditLog audit;
 
-    public OperatorController(CommandGateway commands, CheckoutService checkouts, Clock clock) {
+    public OperatorController(CommandGateway commands, CheckoutService checkouts, Clock clock, AuditLog audit) {
         this.commands = commands;
         this.checkouts = checkouts;
         this.clock = clock;
+        this.audit = audit;
     }
 
     /** @param resolution {@code authorized} or {@code declined}; {@code providerReference} required for authorized */
@@ -68,7 +71,12 @@ public class OperatorController {
         try {
             resolution = ManualResolution.valueOf(body.resolution().toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
-            throw invalid("resolution: 'authorized' or 'declined', was '" + body.resolution() + "'");
+            throw invalid("resolution: 'authorized' or 'declined', was '" + TextLimits.excerpt(body.resolution()) + "'");
+        }
+        if (body.providerReference() != null) {
+            java.util.List<String> errors = new java.util.ArrayList<>();
+            TextLimits.text(body.providerReference(), "providerReference", 255, false, errors);
+            if (!errors.isEmpty()) throw invalid(errors.get(0));
         }
         return act(caller, checkoutId, ifMatch, body.reason(), (id, version, now, reason) ->
                 new ResolveManualReviewCommand(id, resolution, body.providerReference(), reason, version, now));
@@ -104,7 +112,11 @@ public class OperatorController {
         String why = requireReason(reason);
         Instant now = clock.instant();
         exists(caller, checkoutId);
-        send(action.command(new CheckoutId(checkoutId), version, now, why), caller, why, now);
+        Object command = action.command(new CheckoutId(checkoutId), version, now, why);
+        send(command, caller, why, now);
+        // After the command succeeded (a refused action is not audited as done); the events carry who/why too.
+        audit.record(caller, "checkout." + command.getClass().getSimpleName().replace("Command", ""),
+                "checkout:" + checkoutId, why, "version=" + version);
         return current(caller, checkoutId);
     }
 
@@ -126,7 +138,7 @@ public class OperatorController {
     }
 
     private static void requireOperator(Caller caller) {
-        if (!caller.isOperator()) {
+        if (!caller.has(Caller.Role.OPERATOR_REPAIR)) {
             throw new ApiProblemException(HttpStatus.FORBIDDEN, "forbidden", "Operators only",
                     "This action needs an operator API key");
         }
@@ -144,7 +156,7 @@ public class OperatorController {
             return Long.parseLong(v);
         } catch (NumberFormatException e) {
             throw new ApiProblemException(HttpStatus.BAD_REQUEST, "invalid-request", "Invalid If-Match",
-                    "If-Match must be the checkout's version, a number, was '" + ifMatch + "'");
+                    "If-Match must be the checkout's version, a number, was '" + TextLimits.excerpt(ifMatch) + "'");
         }
     }
 
@@ -152,7 +164,10 @@ public class OperatorController {
         if (reason == null || reason.isBlank()) {
             throw invalid("reason: required, why the operator acts (recorded with the action)");
         }
-        return reason;
+        java.util.List<String> errors = new java.util.ArrayList<>();
+        String bounded = TextLimits.reason(reason, errors);
+        if (!errors.isEmpty()) throw invalid(errors.get(0));
+        return bounded;
     }
 
     private static ApiProblemException invalid(String error) {

@@ -17,19 +17,23 @@ import org.springframework.web.bind.annotation.RestController;
 public class ReadModelController {
 
     private final CheckoutSummaryRebuild rebuild;
+    private final io.durablecheckout.orchestrator.tenancy.AuditLog audit;
 
-    public ReadModelController(CheckoutSummaryRebuild rebuild) {
+    public ReadModelController(CheckoutSummaryRebuild rebuild, io.durablecheckout.orchestrator.tenancy.AuditLog audit) {
         this.rebuild = rebuild;
+        this.audit = audit;
     }
 
     @PostMapping("/rebuild")
     public CheckoutSummaryRebuild.Result rebuild(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller) {
-        if (!caller.isOperator()) {
+        if (!caller.has(Caller.Role.OPERATOR_REPAIR)) {
             throw new ApiProblemException(HttpStatus.FORBIDDEN, "forbidden", "Operators only",
                     "This action needs an operator API key");
         }
         try {
-            return rebuild.rebuild();
+            CheckoutSummaryRebuild.Result result = rebuild.rebuild();
+            audit.record(caller, "read-model.rebuild", "read-model:checkout-summary", "operator request", null);
+            return result;
         } catch (UnableToClaimTokenException e) {
             // nothing was written: the rebuild is one transaction
             throw new ApiProblemException(HttpStatus.CONFLICT, "segment-held-elsewhere",

@@ -100,9 +100,11 @@ public class ReplayController {
             links.put("next", base + (sequence + 1) + "/state");
         }
         links.put("history", "/api/v1/checkouts/" + checkoutId + "/history");
+        // sealed personal fields are opened (or shown as erased) as in the rest of the API
         return new StateAt(checkoutId, sequence, events.size(), at.getPayloadType().getSimpleName(),
-                at.getTimestamp(), PlainShapes.of(at.getPayload()), PlainShapes.of(after),
-                StateChanges.between(before, after), links);
+                at.getTimestamp(), checkouts.revealedPayload(checkoutId, PlainShapes.of(at.getPayload())),
+                checkouts.revealedPayload(checkoutId, PlainShapes.of(after)), StateChanges.between(before, after),
+                links);
     }
 
     /** Re-runs the checkout's recorded decisions with today's code; the verdict and, on a divergence, where and why. */

@@ -32,7 +32,7 @@ class CheckoutHttpIT extends IntegrationTestBase {
         awaitState(id, "completed");
 
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            String scrape = api.get("/actuator/prometheus").body();
+            String scrape = api.send("GET", "/actuator/prometheus", HttpApi.OPERATOR_KEY, Map.of(), null).body();
             for (String processor : List.of("CheckoutSagaProcessor", "checkout-summary", "inventory", "payments",
                     "receipts")) {
                 assertThat(scrape).containsPattern("checkout_processor_segments_claimed\\{[^}]*processor=\""
@@ -164,8 +164,12 @@ class CheckoutHttpIT extends IntegrationTestBase {
     }
 
     @Test
-    void theOpenApiDocumentIsServed() {
-        HttpApi.Response r = api.send("GET", "/v3/api-docs", null, Map.of(), null);
+    void theOpenApiDocumentIsServedToOperatorsOnly() {
+        assertThat(api.send("GET", "/v3/api-docs", null, Map.of(), null).status()).isEqualTo(401);
+        assertThat(api.send("GET", "/v3/api-docs", HttpApi.DEMO_KEY, Map.of(), null).status()).isEqualTo(403);
+        assertThat(api.send("GET", "/actuator/prometheus", null, Map.of(), null).status()).isEqualTo(401);
+        assertThat(api.send("GET", "/actuator/health", null, Map.of(), null).status()).isEqualTo(200);
+        HttpApi.Response r = api.send("GET", "/v3/api-docs", HttpApi.OPERATOR_KEY, Map.of(), null);
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.json().get("paths").has("/api/v1/checkouts")).isTrue();
     }

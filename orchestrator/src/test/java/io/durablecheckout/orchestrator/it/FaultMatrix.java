@@ -74,16 +74,26 @@ final class FaultMatrix {
      * @param duplicated     side effects done more than once (invariant 1)
      * @param invisibleStuck unfinished checkouts that do not say what they wait for (invariant 4)
      * @param violations     every invariant violation found (duplicates included)
+     * @param effects        calls and messages counted at the provider and the mail sink (see {@link Effects})
      */
     record Result(String fault, String boundary, int run, int checkouts, int lost, int duplicated, int invisibleStuck,
-                  double recoverySeconds, List<String> violations) {
+                  double recoverySeconds, List<String> violations, String effects) {
         boolean ok() {
             return lost == 0 && duplicated == 0 && invisibleStuck == 0 && violations.isEmpty();
         }
 
+        Result withViolations(List<String> more) {
+            List<String> all = new ArrayList<>(violations);
+            all.addAll(more);
+            int dup = duplicated + (int) more.stream().filter(m -> m.startsWith("1 ")).count();
+            return new Result(fault, boundary, run, checkouts, lost, dup, invisibleStuck, recoverySeconds, all, effects);
+        }
+
         String row() {
-            return String.format("| %s | %s | %d | %d | %d | %d | %d | %.1f | %s |", fault, boundary, run, checkouts,
-                    lost, duplicated, invisibleStuck, recoverySeconds, ok() ? "pass" : "FAIL " + violations);
+            return String.format("| %s | %s | %d | %d | %d | %d | %d | %s | %.1f | %s |", fault, boundary, run,
+                    checkouts, lost, duplicated, invisibleStuck, effects, recoverySeconds,
+                    ok() ? "pass" : "FAIL " + (violations.size() <= 3 ? violations
+                            : violations.subList(0, 3) + " and " + (violations.size() - 3) + " more"));
         }
     }
 
@@ -166,15 +176,32 @@ final class FaultMatrix {
      * result and event is delivered again to every worker, the saga and the read model. Nothing may happen twice.
      */
     static Result redelivery(int run) throws Exception {
-        try (Run r = new Run("redelivery-" + run)) {
-            NodeProcess first = r.node("n1", List.of());
+        return redelivery(run, "", List.of());
+    }
+
+    /**
+     * @param label     appended to the run's name and boundary (a mutant's name)
+     * @param extraArgs for both nodes (e.g. {@code --checkout.fault-injection.mutant=...})
+     */
+    static Result redelivery(int run, String label, List<String> extraArgs) throws Exception {
+        try (Run r = new Run("redelivery-" + run + (label.isEmpty() ? "" : "-" + label))) {
+            NodeProcess first = r.node("n1", extraArgs);
             r.submitWorkload(first.port());
             r.awaitSettled(Duration.ofSeconds(120));
+            r.awaitResourcesCaughtUp();
             Map<String, String> before = r.states();
+            // what was recorded before the redelivery: its attempts must not move, and nothing may be called for it
+            Map<String, Integer> attemptsBefore = new java.util.HashMap<>();
+            r.db.query("SELECT operation_id, attempts FROM payment_operations WHERE outcome_recorded_at IS NOT NULL",
+                    rs -> {
+                        attemptsBefore.put(rs.getString(1), rs.getInt(2));
+                    });
+            long lastCall = r.count("SELECT coalesce(max(id), 0) FROM simulator_calls");
+            long lastMessage = r.count("SELECT coalesce(max(id), 0) FROM mail_sink_messages");
             first.close();
             r.db.update("UPDATE tokenentry SET token = NULL, tokentype = NULL, owner = NULL");
             long started = System.nanoTime();
-            NodeProcess second = r.node("n2", List.of());
+            NodeProcess second = r.node("n2", extraArgs);
             r.port.set(second.port());
             // sentinels: new checkouts finish only once each single-segment processor has replayed everything
             List<String> sentinels = new ArrayList<>();
@@ -189,14 +216,38 @@ final class FaultMatrix {
             List<String> changed = before.entrySet().stream()
                     .filter(e -> !e.getValue().equals(after.get(e.getKey())))
                     .map(e -> e.getKey() + ": " + e.getValue() + " -> " + after.get(e.getKey())).toList();
-            Result result = r.judge("every processor batch redelivered", "all events to all processors", run, started);
+            Result result = r.judgeUnrecorded("every processor batch redelivered",
+                    "all events to all processors" + (label.isEmpty() ? "" : " [mutant " + label + "]"), run, started);
+            List<String> more = new ArrayList<>();
             if (!changed.isEmpty()) {
-                List<String> v = new ArrayList<>(result.violations());
-                v.add("states changed by redelivery: " + changed);
-                return new Result(result.fault(), result.boundary(), run, result.checkouts(), result.lost(),
-                        result.duplicated(), result.invisibleStuck(), result.recoverySeconds(), v);
+                more.add("states changed by redelivery: " + changed);
             }
-            return result;
+            List<String> repeatedCalls = r.db.queryForList("SELECT action || ' ' || idempotency_key FROM simulator_calls"
+                    + " WHERE id > ? ORDER BY id", String.class, lastCall).stream()
+                    .filter(c -> attemptsBefore.containsKey(c.substring(c.indexOf(' ') + 1))).toList();
+            if (!repeatedCalls.isEmpty()) {
+                more.add("1 redelivery called the provider for operations recorded before it: " + repeatedCalls);
+            }
+            List<String> repeatedMessages = r.db.queryForList("SELECT m.idempotency_key FROM mail_sink_messages m"
+                    + " JOIN receipt_operations o ON o.operation_id = m.idempotency_key"
+                    + " WHERE m.id > ? AND o.outcome_recorded_at IS NOT NULL AND m.sent_at > o.outcome_recorded_at",
+                    String.class, lastMessage);
+            if (!repeatedMessages.isEmpty()) {
+                more.add("1 redelivery sent messages recorded as sent before it: " + repeatedMessages);
+            }
+            List<String> attemptsMoved = new ArrayList<>();
+            r.db.query("SELECT operation_id, attempts FROM payment_operations", rs -> {
+                Integer was = attemptsBefore.get(rs.getString(1));
+                if (was != null && was != rs.getInt(2)) {
+                    attemptsMoved.add(rs.getString(1) + ": " + was + " -> " + rs.getInt(2));
+                }
+            });
+            if (!attemptsMoved.isEmpty()) {
+                more.add("1 redelivery changed payment_operations.attempts of recorded operations: " + attemptsMoved);
+            }
+            Result judged = more.isEmpty() ? result : result.withViolations(more);
+            record(judged);
+            return judged;
         }
     }
 
@@ -297,9 +348,16 @@ final class FaultMatrix {
         }
 
         Result judge(String fault, String boundary, int run, long startedNanos) {
+            Result result = judgeUnrecorded(fault, boundary, run, startedNanos);
+            record(result);
+            return result;
+        }
+
+        Result judgeUnrecorded(String fault, String boundary, int run, long startedNanos) {
             awaitAccepted(Duration.ofSeconds(180));
             boolean settled = awaitSettledQuietly(Duration.ofSeconds(150));
             double seconds = (System.nanoTime() - startedNanos) / 1e9;
+            awaitResourcesCaughtUp();
             Map<String, String> states = states();
             List<String> violations = new InvariantChecker(db).violations().stream()
                     .map(v -> v.invariant() + ": " + v.evidence()).collect(Collectors.toCollection(ArrayList::new));
@@ -315,10 +373,29 @@ final class FaultMatrix {
                         .map(id -> id + "=" + states.get(id)).toList();
                 violations.add("not settled within the time limit (visible, but still waiting): " + open);
             }
+            Effects effects = Effects.count(db);
+            effects.write(name);
             Result result = new Result(fault, boundary, run, accepted.size(), lost, duplicated, invisible, seconds,
-                    violations);
-            record(result);
+                    violations, effects.summary());
             return result;
+        }
+
+        /**
+         * The payments processor records a decision the checkout took from other evidence (a notification, an
+         * operator) shortly after the checkout did: give it a few seconds before judging.
+         */
+        void awaitResourcesCaughtUp() {
+            try {
+                await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(250)).until(() -> count("""
+                        SELECT count(*) FROM payment_operations p
+                        WHERE p.kind = 'AUTHORIZE' AND p.status NOT IN ('AUTHORIZED', 'DECLINED')
+                          AND EXISTS (SELECT 1 FROM domainevententry e WHERE e.aggregateidentifier = p.checkout_id
+                                      AND e.payloadtype IN ('io.durablecheckout.api.checkout.PaymentAuthorizedEvent',
+                                                            'io.durablecheckout.api.checkout.PaymentDeclinedEvent'))
+                        """) == 0);
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                // the invariant checker reports what is still missing
+            }
         }
 
         void awaitSettled(Duration timeout) {
@@ -416,6 +493,57 @@ final class FaultMatrix {
         @Override
         public void describeTo(org.hamcrest.Description description) {
             description.appendText("a count that stopped changing");
+        }
+    }
+
+    /**
+     * Effects counted where they happen: per operation (its idempotency key), how many calls the provider simulator
+     * received and how many messages the mail sink got, beside what our tables recorded ({@code attempts}).
+     */
+    record Effects(List<String> rows, Map<String, int[]> byAction) {
+
+        static Effects count(JdbcTemplate db) {
+            List<String> rows = new ArrayList<>();
+            Map<String, int[]> byAction = new java.util.TreeMap<>();
+            db.query("""
+                    SELECT c.action, c.key, c.calls, p.status, p.attempts FROM (
+                        SELECT action, coalesce(idempotency_key, operation_id) AS key, count(*) AS calls
+                        FROM simulator_calls GROUP BY 1, 2
+                        UNION ALL
+                        SELECT 'MAIL', coalesce(idempotency_key, operation_id), count(*) FROM mail_sink_messages
+                        GROUP BY 1, 2) c
+                    LEFT JOIN payment_operations p ON p.operation_id = c.key
+                    ORDER BY 1, 2""", rs -> {
+                String action = rs.getString(1);
+                int calls = rs.getInt(3);
+                rows.add("| " + action + " | " + rs.getString(2) + " | " + calls + " | "
+                        + (rs.getString(4) == null ? "" : rs.getString(4)) + " | "
+                        + (rs.getString(5) == null ? "" : rs.getString(5)) + " |");
+                int[] agg = byAction.computeIfAbsent(action, a -> new int[3]); // operations, calls, max per operation
+                agg[0]++;
+                agg[1] += calls;
+                agg[2] = Math.max(agg[2], calls);
+            });
+            return new Effects(rows, byAction);
+        }
+
+        /** {@code authorize 18 ops/22 calls (max 3)} per action; MAIL counts messages. */
+        String summary() {
+            return byAction.entrySet().stream().map(e -> e.getKey().toLowerCase(java.util.Locale.ROOT) + " "
+                            + e.getValue()[0] + "/" + e.getValue()[1] + " (max " + e.getValue()[2] + ")")
+                    .collect(Collectors.joining(", "));
+        }
+
+        void write(String runName) {
+            try {
+                Path dir = Path.of("target", "reliability");
+                Files.createDirectories(dir);
+                Files.writeString(dir.resolve("effects-" + runName + ".md"), "| Action | Operation (key) | Calls"
+                        + " | Recorded status | Recorded attempts |\n|---|---|---|---|---|\n" + String.join("\n", rows)
+                        + "\n");
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
     }
 

@@ -14,8 +14,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.DynamicTest.dynamicTest;
 
 /**
- * The fault matrix (docs/reliability.md). CI runs a short subset (two crash boundaries and the pause); the whole matrix, every crash boundary three
- * times plus the pause, database restart, redelivery and random kills:
+ * The fault matrix (docs/reliability.md). CI runs every crash boundary once, one pause and one database restart, and
+ * the two mutant runs that prove the effect checks fail when a side effect is repeated; the whole matrix, every crash
+ * boundary three times plus the pause, database restart, redelivery and random kills (and the mutant runs):
  * {@code ./mvnw -B verify -pl orchestrator -am -Dtest=NONE -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=FaultMatrixIT -Dmatrix=full}
  * Results accumulate in target/reliability/matrix.md.
  */
@@ -51,9 +52,7 @@ class FaultMatrixIT {
         boolean full = "full".equalsIgnoreCase(System.getProperty("matrix"));
         int runs = full ? Integer.getInteger("matrix.runs", 3) : 1;
         List<DynamicTest> tests = new ArrayList<>();
-        List<CrashPoint> points = full ? List.of(CrashPoint.values())
-                : List.of(CrashPoint.PAYMENT_EFFECT, CrashPoint.SAGA_RECORDED);
-        for (CrashPoint point : points) {
+        for (CrashPoint point : CrashPoint.values()) {
             IntStream.rangeClosed(1, runs).forEach(run -> tests.add(dynamicTest(
                     "kill -9 at " + point.slug() + " #" + run,
                     () -> check(FaultMatrix.crashAt(point, AFTER.get(point), run, argsFor(point))))));
@@ -61,7 +60,13 @@ class FaultMatrixIT {
         if (!full) {
             // regression: a node frozen inside a transaction held row locks and blocked the takeover of its work
             tests.add(dynamicTest("SIGSTOP past leases and claims #1", () -> check(FaultMatrix.pause(1))));
+            tests.add(dynamicTest("PostgreSQL restart #1", () -> check(FaultMatrix.databaseRestart(1))));
         }
+        // The checks can fail: the same run with a deliberate bug must be judged a failure, for the right reason.
+        tests.add(dynamicTest("mutant call-provider-after-outcome is caught", () -> caught(
+                mutant("call-provider-after-outcome"), "1 no provider call after the operation's outcome was recorded")));
+        tests.add(dynamicTest("mutant send-message-again is caught", () -> caught(
+                mutant("send-message-again"), "1 no message sent after it was recorded as sent")));
         if (full) {
             IntStream.rangeClosed(1, runs).forEach(run -> {
                 tests.add(dynamicTest("random kill #" + run, () -> check(FaultMatrix.randomKill(run))));
@@ -74,6 +79,17 @@ class FaultMatrixIT {
         List<String> only = List.of(System.getProperty("matrix.only", "").split(",")).stream()
                 .filter(t -> !t.isBlank()).toList();
         return tests.stream().filter(t -> only.isEmpty() || only.stream().anyMatch(o -> t.getDisplayName().contains(o)));
+    }
+
+    /** Everything redelivered, with a mutant switched on in both nodes: a redelivered intent repeats its effect. */
+    private static FaultMatrix.Result mutant(String mutant) throws Exception {
+        return FaultMatrix.redelivery(1, mutant, List.of("--checkout.fault-injection.mutant=" + mutant));
+    }
+
+    private static void caught(FaultMatrix.Result result, String expectedViolation) {
+        assertThat(result.violations()).as("the matrix must refuse this mutant: " + result.row())
+                .anyMatch(v -> v.startsWith(expectedViolation));
+        assertThat(result.duplicated()).as("counted as duplicated side effects").isPositive();
     }
 
     private static void check(FaultMatrix.Result result) {

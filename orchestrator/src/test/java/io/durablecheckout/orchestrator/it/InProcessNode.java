@@ -23,6 +23,7 @@ public final class InProcessNode implements AutoCloseable {
                 "--spring.datasource.url=" + jdbcUrl, "--spring.datasource.username=postgres",
                 "--spring.datasource.password=", "--server.port=0", "--checkout.processing.node-id=" + name,
                 "--spring.jmx.enabled=false"));
+        args.addAll(NodeProcess.DEMO_ON_EXTERNAL_DATABASE);
         properties.forEach(p -> args.add("--" + p));
         SpringApplicationBuilder builder = new SpringApplicationBuilder(CheckoutApplication.class);
         if (hook != null) {

@@ -43,6 +43,51 @@ public final class InvariantChecker {
                                       'io.durablecheckout.api.checkout.CheckoutCompletedEvent',
                                       'io.durablecheckout.api.checkout.CheckoutCancelledEvent')
                 GROUP BY 1, 2 HAVING count(*) > 1""");
+        // 1, counted where the effects happen: the provider simulator's request log and the demo mail sink record
+        // every request they receive, committed on their side whatever happens to the caller. A repeat is allowed
+        // only before the outcome is recorded, and only under the original key (the provider deduplicates by it).
+        check(v, "1 every authorization call carried its operation id as Idempotency-Key", """
+                SELECT id, operation_id, idempotency_key FROM simulator_calls
+                WHERE action = 'AUTHORIZE' AND idempotency_key IS DISTINCT FROM operation_id""");
+        check(v, "1 every void or refund of an authorization carried one key, the compensation's operation id", """
+                SELECT operation_id, action, string_agg(DISTINCT coalesce(idempotency_key, '<none>'), ' ')
+                FROM simulator_calls WHERE action IN ('VOID', 'REFUND')
+                GROUP BY 1, 2
+                HAVING count(DISTINCT idempotency_key) <> 1 OR bool_or(idempotency_key IS NULL)
+                    OR bool_or(idempotency_key <> split_part(operation_id, '/', 1)
+                               || CASE action WHEN 'VOID' THEN '/void-payment' ELSE '/refund-payment' END)""");
+        check(v, "1 every lookup named its lookup operation", """
+                SELECT id, operation_id, idempotency_key FROM simulator_calls
+                WHERE action = 'LOOKUP'
+                  AND idempotency_key IS DISTINCT FROM split_part(operation_id, '/', 1) || '/reconcile-payment'""");
+        check(v, "1 every message carried its operation id as idempotency key", """
+                SELECT id, operation_id, idempotency_key FROM mail_sink_messages
+                WHERE idempotency_key IS DISTINCT FROM operation_id""");
+        check(v, "1 no provider call after the operation's outcome was recorded", """
+                SELECT c.action, c.idempotency_key, c.called_at, p.status, p.outcome_recorded_at
+                FROM simulator_calls c JOIN payment_operations p ON p.operation_id = c.idempotency_key
+                WHERE c.action IN ('AUTHORIZE', 'VOID', 'REFUND')
+                  AND p.outcome_recorded_at IS NOT NULL AND c.called_at > p.outcome_recorded_at""");
+        check(v, "1 no message sent after it was recorded as sent", """
+                SELECT m.operation_id, m.sent_at, r.outcome_recorded_at
+                FROM mail_sink_messages m JOIN receipt_operations r ON r.operation_id = m.idempotency_key
+                WHERE r.outcome_recorded_at IS NOT NULL AND m.sent_at > r.outcome_recorded_at""");
+        check(v, "1 an authorization the checkout decided is decided at the resource too (else a redelivery calls again)", """
+                SELECT p.operation_id, p.status FROM payment_operations p
+                WHERE p.kind = 'AUTHORIZE' AND p.status NOT IN ('AUTHORIZED', 'DECLINED')
+                  AND EXISTS (SELECT 1 FROM domainevententry e WHERE e.aggregateidentifier = p.checkout_id
+                              AND e.payloadtype IN ('io.durablecheckout.api.checkout.PaymentAuthorizedEvent',
+                                                    'io.durablecheckout.api.checkout.PaymentDeclinedEvent'))""");
+        check(v, "1 a message recorded as sent reached the mail service", """
+                SELECT r.operation_id FROM receipt_operations r WHERE r.status = 'SENT'
+                  AND NOT EXISTS (SELECT 1 FROM mail_sink_messages m WHERE m.idempotency_key = r.operation_id)""");
+        check(v, "1 payment_operations.attempts never exceeds the calls the provider received under that key", """
+                SELECT p.operation_id, p.attempts, count(c.id) AS calls
+                FROM payment_operations p LEFT JOIN simulator_calls c ON c.idempotency_key = p.operation_id
+                GROUP BY p.operation_id, p.attempts HAVING p.attempts > count(c.id)""");
+        check(v, "1 a decided payment operation was called and recorded at least once", """
+                SELECT operation_id, status FROM payment_operations
+                WHERE status IN ('AUTHORIZED', 'DECLINED', 'VOIDED', 'REFUNDED', 'ANSWERED') AND attempts < 1""");
         // 3. Unknown is resolved under the original operation id, never a fresh one.
         check(v, "3 authorizations only under the checkout's authorization operation id", """
                 SELECT operation_id FROM simulator_authorizations WHERE operation_id NOT LIKE '%/authorize-payment'""");

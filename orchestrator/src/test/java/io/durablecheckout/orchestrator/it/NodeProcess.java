@@ -22,6 +22,12 @@ import static org.awaitility.Awaitility.await;
  */
 public final class NodeProcess implements AutoCloseable {
 
+    /** Test nodes run the demo (keys, simulator, generated webhook secret) on their own PostgreSQL, on purpose. */
+    static final List<String> DEMO_ON_EXTERNAL_DATABASE = List.of(
+            "--checkout.demo.allow-with-external-database=true",
+            "--checkout.simulator.allow-with-external-database=true",
+            "--checkout.demo.generate-webhook-secret=true");
+
     private final Process process;
     private final int port;
 
@@ -32,6 +38,23 @@ public final class NodeProcess implements AutoCloseable {
 
     public static NodeProcess start(String name, String jdbcUrl, List<String> extraArgs) throws IOException {
         int port = freePort();
+        List<String> command = command(jdbcUrl, port);
+        command.addAll(DEMO_ON_EXTERNAL_DATABASE);
+        command.addAll(extraArgs);
+        Path log = Path.of("target", name + ".log");
+        Process process = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+        NodeProcess node = new NodeProcess(process, port);
+        await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(250))
+                .until(() -> !process.isAlive() || node.healthy());
+        if (!process.isAlive()) {
+            throw new IllegalStateException("node " + name + " exited with " + process.exitValue() + "; see " + log);
+        }
+        return node;
+    }
+
+    /** The JVM and the application with its database and port, nothing else. */
+    private static List<String> command(String jdbcUrl, int port) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx512m");
@@ -48,17 +71,28 @@ public final class NodeProcess implements AutoCloseable {
         command.add("--spring.datasource.username=postgres");
         command.add("--spring.datasource.password=");
         command.add("--server.port=" + port);
-        command.addAll(extraArgs);
+        return command;
+    }
+
+    /** How a start that was expected to end by itself ended: exit code (null if still running) and its output. */
+    public record Exit(Integer code, String output) {
+    }
+
+    /** Starts the application with exactly these arguments (no opt-ins) and waits for it to exit by itself. */
+    public static Exit runUntilExit(String name, String jdbcUrl, List<String> args, Duration timeout)
+            throws IOException, InterruptedException {
+        List<String> command = command(jdbcUrl, freePort());
+        command.addAll(args);
         Path log = Path.of("target", name + ".log");
+        Files.deleteIfExists(log);
         Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-        NodeProcess node = new NodeProcess(process, port);
-        await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(250))
-                .until(() -> !process.isAlive() || node.healthy());
-        if (!process.isAlive()) {
-            throw new IllegalStateException("node " + name + " exited with " + process.exitValue() + "; see " + log);
+                .redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
+        boolean exited = process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+        if (!exited) {
+            process.destroyForcibly();
+            process.waitFor(30, TimeUnit.SECONDS);
         }
-        return node;
+        return new Exit(exited ? process.exitValue() : null, Files.readString(log));
     }
 
     public int port() {

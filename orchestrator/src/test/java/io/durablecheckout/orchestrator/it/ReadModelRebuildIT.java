@@ -9,6 +9,7 @@ import io.durablecheckout.activities.inventory.InventoryAdmin;
 import io.durablecheckout.api.checkout.CheckoutEvent;
 import io.durablecheckout.api.values.TenantId;
 import io.durablecheckout.orchestrator.config.EventProcessingConfiguration;
+import io.durablecheckout.orchestrator.readmodel.CheckoutSummaryRebuild;
 import io.durablecheckout.orchestrator.readmodel.CheckoutView;
 import io.durablecheckout.orchestrator.readmodel.CheckoutViewFolder;
 import org.axonframework.eventhandling.StreamingEventProcessor;
@@ -21,6 +22,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static io.durablecheckout.orchestrator.it.HttpApi.checkoutBody;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -41,6 +44,9 @@ class ReadModelRebuildIT extends IntegrationTestBase {
 
     @Autowired
     EventStore eventStore;
+
+    @Autowired
+    CheckoutSummaryRebuild rebuild;
 
     @Autowired
     org.axonframework.config.EventProcessingConfiguration processing;
@@ -98,6 +104,66 @@ class ReadModelRebuildIT extends IntegrationTestBase {
                 + "WHERE checkout_id = ? AND state = 'completed'", nextId) == 1);
         assertThat(rows(ids)).isEqualTo(live);
         assertInvariantsHold();
+    }
+
+    /**
+     * Reads go on during a rebuild: held inside the rebuild's open transaction (the shadow table filled, the swap not
+     * yet done), a read of a checkout and a list of waiting checkouts answer at once, with the rows as they were.
+     * The swap then puts the rebuilt table in place under the same index names.
+     */
+    @Test
+    void aReadDuringARebuildAnswersWhileTheRebuildTransactionIsOpen() throws Exception {
+        String sku = "S-" + UUID.randomUUID().toString().substring(0, 8);
+        inventory.seed(new TenantId("demo"), sku, 100);
+        HttpApi.Response started = api.startCheckout("it-" + UUID.randomUUID(), checkoutBody(sku, 1, 1200, "tok_approve"));
+        String id = started.json().get("checkoutId").asText();
+        await().atMost(Duration.ofSeconds(30)).until(() -> count(
+                "SELECT count(*) FROM checkout_summary WHERE checkout_id = ? AND state = 'completed'", id) == 1);
+        List<String> indexesBefore = jdbc.queryForList("SELECT indexname FROM pg_indexes"
+                + " WHERE tablename = 'checkout_summary' ORDER BY 1", String.class);
+
+        CountDownLatch inside = new CountDownLatch(1);
+        CountDownLatch readsDone = new CountDownLatch(1);
+        java.util.concurrent.atomic.AtomicBoolean inTransaction = new java.util.concurrent.atomic.AtomicBoolean();
+        rebuild.beforeSwap(() -> {
+            inTransaction.set(org.springframework.transaction.support.TransactionSynchronizationManager
+                    .isActualTransactionActive());
+            inside.countDown();
+            try {
+                readsDone.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        });
+        HttpApi.Response[] rebuilt = new HttpApi.Response[1];
+        Thread operator = new Thread(() -> rebuilt[0] = api.send("POST",
+                "/api/v1/operator/read-models/checkout-summary/rebuild", HttpApi.OPERATOR_KEY, Map.of(), null));
+        try {
+            operator.start();
+            assertThat(inside.await(60, TimeUnit.SECONDS)).as("the rebuild reached its swap").isTrue();
+            assertThat(inTransaction).as("held inside the rebuild's transaction").isTrue();
+
+            long t0 = System.nanoTime();
+            HttpApi.Response read = api.get("/api/v1/checkouts/" + id);
+            HttpApi.Response waiting = api.get("/api/v1/checkouts?waiting=true&limit=10");
+            long millis = (System.nanoTime() - t0) / 1_000_000;
+
+            assertThat(read.status()).as(read.body()).isEqualTo(200);
+            assertThat(read.json().get("state").asText()).isEqualTo("completed");
+            assertThat(waiting.status()).as(waiting.body()).isEqualTo(200);
+            // a blocked read would wait for the whole rebuild (here: until released, 30 s)
+            assertThat(millis).as("two reads during the rebuild, ms").isLessThan(5_000);
+        } finally {
+            readsDone.countDown();
+            operator.join(60_000);
+            rebuild.beforeSwap(null);
+        }
+        assertThat(rebuilt[0].status()).as(rebuilt[0].body()).isEqualTo(200);
+        assertThat(count("SELECT count(*) FROM checkout_summary WHERE checkout_id = ? AND state = 'completed'", id))
+                .isEqualTo(1);
+        assertThat(jdbc.queryForList("SELECT indexname FROM pg_indexes WHERE tablename = 'checkout_summary' ORDER BY 1",
+                String.class)).isEqualTo(indexesBefore);
+        assertThat(count("SELECT count(*) FROM pg_tables WHERE tablename = 'checkout_summary_rebuild'")).isZero();
     }
 
     private boolean notifiedTwice(String id) {

@@ -19,6 +19,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -77,8 +78,9 @@ class ReplayApiIT extends IntegrationTestBase {
         assertThat(bad.header("Content-Type")).contains("application/problem+json");
 
         // another tenant: the checkout does not exist
-        String otherKey = "replay-other-" + UUID.randomUUID();
-        apiKeys.register("replay-other", "Other tenant", otherKey, Caller.Role.TENANT);
+        String other = "replay-other-" + UUID.randomUUID().toString().substring(0, 8);
+        apiKeys.createTenant(other, "Other tenant");
+        String otherKey = apiKeys.issue(other, EnumSet.of(Caller.Role.TENANT), "replay-it", "test").key();
         for (String path : List.of("/history/0/state", "/replay", "/bundle")) {
             assertThat(api.send("GET", "/api/v1/checkouts/" + id + path, otherKey, Map.of(), null).status())
                     .as(path).isEqualTo(404);

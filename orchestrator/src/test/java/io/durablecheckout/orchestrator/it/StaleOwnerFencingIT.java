@@ -153,7 +153,8 @@ class StaleOwnerFencingIT {
     private static double staleRejections(int port) {
         try {
             HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                    URI.create("http://localhost:" + port + "/actuator/prometheus")).build(), HttpResponse.BodyHandlers.ofString());
+                    URI.create("http://localhost:" + port + "/actuator/prometheus"))
+                    .header("Authorization", "Bearer " + HttpApi.OPERATOR_KEY).build(), HttpResponse.BodyHandlers.ofString());
             return r.body().lines().filter(l -> l.startsWith("checkout_fencing_stale_rejected_total"))
                     .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
         } catch (Exception e) {

@@ -2,7 +2,10 @@ package io.durablecheckout.orchestrator.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.durablecheckout.activities.inventory.InventoryAdmin;
-import io.durablecheckout.activities.simulator.WebhookSignature;
+import io.durablecheckout.activities.payments.WebhookSecret;
+import io.durablecheckout.activities.payments.WebhookSignatures;
+import io.durablecheckout.api.values.Step;
+import io.durablecheckout.orchestrator.web.CheckoutService;
 import io.durablecheckout.api.values.TenantId;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -32,6 +35,12 @@ class WorkflowScenariosIT extends IntegrationTestBase {
 
     @Autowired
     InventoryAdmin inventory;
+
+    @Autowired
+    WebhookSecret webhookSecret;
+
+    @Autowired
+    HeldWorkers held;
 
     @AfterEach
     void invariants() {
@@ -149,9 +158,11 @@ class WorkflowScenariosIT extends IntegrationTestBase {
         awaitState(id, "completed");
 
         String body = "{\"eventId\":\"evt-" + UUID.randomUUID() + "\",\"operationId\":\"" + id
-                + "/authorize-payment\",\"status\":\"DECLINED\",\"reference\":\"x\",\"occurredAt\":\"2026-01-01T00:00:00Z\"}";
-        assertThat(webhook(body, "bad-signature")).isEqualTo(401);
-        assertThat(webhook(body, WebhookSignature.sign(WebhookSignature.DEFAULT_SECRET, body))).isEqualTo(202);
+                + "/authorize-payment\",\"status\":\"DECLINED\",\"reference\":\"x\",\"tenantId\":\"demo\","
+                + "\"amountMinor\":2500,\"currency\":\"EUR\",\"occurredAt\":\"2026-01-01T00:00:00Z\"}";
+        long now = System.currentTimeMillis() / 1000;
+        assertThat(webhook(body, now, "v1=bad-signature")).isEqualTo(401);
+        assertThat(webhook(body, now, WebhookSignatures.sign(webhookSecret.value(), now, body))).isEqualTo(202);
 
         // the recorded outcome stands; the dispute keeps the checkout in the operators' queue
         JsonNode view = await().atMost(Duration.ofSeconds(10)).until(() -> api.get("/api/v1/checkouts/" + id).json(),
@@ -192,17 +203,68 @@ class WorkflowScenariosIT extends IntegrationTestBase {
         assertThat(stock(sku, "available")).isEqualTo(STOCK);
     }
 
+    /**
+     * The cancel lands while the reservation is in flight: the inventory worker is held after reading its intent,
+     * the cancel is recorded, then the worker goes on. The reservation concludes and is released; no payment is ever
+     * asked for.
+     */
     @Test
-    void aCancelBeforeTheStockIsReservedEndsWithNothingHeld() {
+    void aCancelBeforeTheStockIsReservedEndsWithNothingHeld() throws Exception {
         String sku = freshSku();
-        String id = start(sku, 1, "tok_slow");
-        api.send("POST", "/api/v1/checkouts/" + id + "/cancel", HttpApi.DEMO_KEY, Map.of(), null);
+        String key = "it-" + UUID.randomUUID();
+        String id = CheckoutService.checkoutIdFor(new TenantId("demo"), key).value();
+        try (HeldWorkers.Hold hold = held.hold(id, Step.RESERVE_STOCK)) {
+            HttpApi.Response r = api.startCheckout(key, checkoutBody(sku, 1, 2500, "tok_approve"));
+            assertThat(r.status()).as(r.body()).isEqualTo(202);
+            hold.awaitReached();
+            assertThat(stock(sku, "reserved")).isZero();
+            assertThat(api.send("POST", "/api/v1/checkouts/" + id + "/cancel", HttpApi.DEMO_KEY, Map.of(), null).status())
+                    .isEqualTo(202);
+            await().atMost(Duration.ofSeconds(10)).until(() -> types(id).contains("CheckoutCancellationRequestedEvent"));
+        }
+
+        JsonNode view = awaitState(id, "cancelled");
+
+        assertThat(view.get("reason").asText()).isEqualTo("customer_request");
+        assertThat(types(id)).containsSubsequence("StockReservationRequestedEvent", "CheckoutCancellationRequestedEvent",
+                        "StockReservedEvent", "StockReleaseRequestedEvent", "StockReleasedEvent", "CheckoutCancelledEvent")
+                .doesNotContain("PaymentAuthorizationRequestedEvent");
+        assertThat(stock(sku, "available")).isEqualTo(STOCK);
+        assertThat(stock(sku, "reserved")).isZero();
+        assertThat(count("SELECT count(*) FROM simulator_calls WHERE operation_id LIKE ?", id + "/%")).isZero();
+    }
+
+    /**
+     * The cancel lands while the authorization is in flight: the payments worker is held, the cancel recorded, then
+     * the provider authorizes. The authorization is voided under its own operation id, the stock released.
+     */
+    @Test
+    void aCancelDuringTheAuthorizationVoidsItOnceItConcludes() throws Exception {
+        String sku = freshSku();
+        String key = "it-" + UUID.randomUUID();
+        String id = CheckoutService.checkoutIdFor(new TenantId("demo"), key).value();
+        try (HeldWorkers.Hold hold = held.hold(id, Step.AUTHORIZE_PAYMENT)) {
+            HttpApi.Response r = api.startCheckout(key, checkoutBody(sku, 1, 2500, "tok_approve"));
+            assertThat(r.status()).as(r.body()).isEqualTo(202);
+            hold.awaitReached();
+            assertThat(count("SELECT count(*) FROM simulator_calls WHERE operation_id = ?", id + "/authorize-payment"))
+                    .isZero();
+            assertThat(api.send("POST", "/api/v1/checkouts/" + id + "/cancel", HttpApi.DEMO_KEY, Map.of(), null).status())
+                    .isEqualTo(202);
+            await().atMost(Duration.ofSeconds(10)).until(() -> types(id).contains("CheckoutCancellationRequestedEvent"));
+        }
 
         awaitState(id, "cancelled");
 
+        assertThat(types(id)).containsSubsequence("PaymentAuthorizationRequestedEvent",
+                        "CheckoutCancellationRequestedEvent", "PaymentAuthorizedEvent", "PaymentVoidRequestedEvent",
+                        "PaymentVoidedEvent", "StockReleasedEvent", "CheckoutCancelledEvent")
+                .doesNotContain("ReceiptRequestedEvent");
+        assertThat(count("SELECT count(*) FROM simulator_authorizations WHERE operation_id = ? AND voided",
+                id + "/authorize-payment")).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM simulator_calls WHERE action = 'VOID' AND idempotency_key = ?",
+                id + "/void-payment")).isEqualTo(1);
         assertThat(stock(sku, "available")).isEqualTo(STOCK);
-        assertThat(count("SELECT count(*) FROM simulator_authorizations WHERE operation_id = ? AND status = 'AUTHORIZED' "
-                + "AND NOT voided", id + "/authorize-payment")).isZero();
     }
 
     // ------------------------------------------------------------------------------------------------ helpers
@@ -249,10 +311,12 @@ class WorkflowScenariosIT extends IntegrationTestBase {
                 + "\"reason\":\"provider dashboard shows it captured\"}";
     }
 
-    int webhook(String body, String signature) throws Exception {
+    int webhook(String body, long timestamp, String signature) throws Exception {
         HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                         URI.create("http://localhost:" + port + "/api/v1/payment-callbacks"))
-                .header("Content-Type", "application/json").header(WebhookSignature.HEADER, signature)
+                .header("Content-Type", "application/json")
+                .header(WebhookSignatures.TIMESTAMP_HEADER, Long.toString(timestamp))
+                .header(WebhookSignatures.SIGNATURE_HEADER, signature)
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
         return r.statusCode();
     }

@@ -1,0 +1,22 @@
+package io.durablecheckout.activities;
+
+/**
+ * Deliberate bugs for proving that the fault matrix's effect checks can fail (docs/decisions.md, fault injection
+ * lives in the product, switched off). Every answer is false unless {@code checkout.fault-injection.mutant} switches
+ * one on (see the orchestrator's {@code faults} package); never set in production.
+ */
+public interface ResourceMutants {
+
+    ResourceMutants NONE = new ResourceMutants() {
+    };
+
+    /** The payments resource ignores an operation's recorded outcome and calls the provider again. */
+    default boolean callProviderAfterOutcome() {
+        return false;
+    }
+
+    /** The receipts resource ignores a message recorded as sent and sends it again. */
+    default boolean sendMessageAgain() {
+        return false;
+    }
+}

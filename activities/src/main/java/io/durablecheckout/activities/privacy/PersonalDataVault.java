@@ -1,0 +1,171 @@
+package io.durablecheckout.activities.privacy;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import javax.crypto.Cipher;
+import javax.crypto.spec.GCMParameterSpec;
+import javax.crypto.spec.SecretKeySpec;
+import javax.sql.DataSource;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.SecureRandom;
+import java.util.Base64;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Crypto-shredding of a checkout's personal data (the customer's e-mail and payment token). Each checkout has its
+ * own random AES-256 key in {@code personal_data_keys}; the fields travel through commands and immutable events
+ * as {@value #PREFIX}{@code base64(iv | ciphertext | tag)} (AES-GCM, the checkout id and field name as associated
+ * data, so a value cannot be moved to another checkout or field). Erasure deletes the key: every copy in every
+ * event, projection and export is then unreadable for good, and is shown as {@value #ERASED}, while everything else
+ * in the history (ids, amounts, decisions) stays intact and replayable. A value without the prefix is legacy
+ * plaintext and is returned as it is.
+ */
+public class PersonalDataVault {
+
+    public static final String PREFIX = "enc:v1:";
+    public static final String ERASED = "[erased]";
+    public static final String EMAIL = "customerEmail";
+    public static final String PAYMENT_TOKEN = "paymentToken";
+    private static final int IV_BYTES = 12;
+    private static final int TAG_BITS = 128;
+    private static final SecureRandom RANDOM = new SecureRandom();
+
+    private final JdbcTemplate jdbc;
+
+    public PersonalDataVault(DataSource dataSource) {
+        this.jdbc = new JdbcTemplate(dataSource);
+    }
+
+    /** Thrown when a checkout's personal data was erased and a value must be sealed or opened for work. */
+    public static class ErasedException extends IllegalStateException {
+        public ErasedException(String checkoutId) {
+            super("personal data of checkout " + checkoutId + " was erased");
+        }
+    }
+
+    /** A new checkout's personal fields, sealed, and its request fingerprint, keyed (see {@link #fingerprint}). */
+    public record SealedCheckout(String paymentToken, String customerEmail, String fingerprint) {
+    }
+
+    /** Seals a new checkout's fields with one key look-up (creating the key). */
+    public SealedCheckout sealCheckout(String checkoutId, String paymentToken, String customerEmail, String canonical) {
+        byte[] key = keyOrCreate(checkoutId);
+        return new SealedCheckout(seal(key, checkoutId, PAYMENT_TOKEN, paymentToken),
+                seal(key, checkoutId, EMAIL, customerEmail), fingerprint(key, canonical));
+    }
+
+    /**
+     * {@code hmac:v1:} + HMAC-SHA256 of a request's canonical form under a key derived from the checkout's key: a
+     * retried request is recognised without storing a plain hash of the e-mail (which anyone could test guesses
+     * against). Empty once erased.
+     */
+    public Optional<String> fingerprint(String checkoutId, String canonical) {
+        return key(checkoutId).map(key -> fingerprint(key, canonical));
+    }
+
+    private static String fingerprint(byte[] key, String canonical) {
+        try {
+            javax.crypto.Mac derive = javax.crypto.Mac.getInstance("HmacSHA256");
+            derive.init(new SecretKeySpec(key, "HmacSHA256"));
+            byte[] macKey = derive.doFinal("request-fingerprint".getBytes(StandardCharsets.UTF_8));
+            javax.crypto.Mac mac = javax.crypto.Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(macKey, "HmacSHA256"));
+            return "hmac:v1:" + java.util.HexFormat.of().formatHex(mac.doFinal(canonical.getBytes(StandardCharsets.UTF_8)));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HMAC-SHA256 unavailable", e);
+        }
+    }
+
+    /** Encrypts {@code plaintext} under the checkout's key, creating the key on first use. */
+    public String seal(String checkoutId, String field, String plaintext) {
+        if (plaintext == null) return null;
+        return seal(keyOrCreate(checkoutId), checkoutId, field, plaintext);
+    }
+
+    private static String seal(byte[] key, String checkoutId, String field, String plaintext) {
+        if (plaintext == null) return null;
+        try {
+            byte[] iv = new byte[IV_BYTES];
+            RANDOM.nextBytes(iv);
+            Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
+            cipher.init(Cipher.ENCRYPT_MODE, new SecretKeySpec(key, "AES"), new GCMParameterSpec(TAG_BITS, iv));
+            cipher.updateAAD(aad(checkoutId, field));
+            byte[] sealed = cipher.doFinal(plaintext.getBytes(StandardCharsets.UTF_8));
+            return PREFIX + Base64.getEncoder().encodeToString(ByteBuffer.allocate(iv.length + sealed.length)
+                    .put(iv).put(sealed).array());
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("AES-GCM unavailable", e);
+        }
+    }
+
+    public static boolean isSealed(String value) {
+        return value != null && value.startsWith(PREFIX);
+    }
+
+    /** The plaintext; empty when the key was erased. Legacy plaintext values are returned unchanged. */
+    public Optional<String> open(String checkoutId, String field, String value) {
+        if (!isSealed(value)) return Optional.ofNullable(value);
+        Optional<byte[]> key = key(checkoutId);
+        if (key.isEmpty()) return Optional.empty();
+        try {
+            byte[] all = Base64.getDecoder().decode(value.substring(PREFIX.length()));
+            Cipher cipher = Cipher.getInstance("AES/GCM/NoPadding");
+            cipher.init(Cipher.DECRYPT_MODE, new SecretKeySpec(key.get(), "AES"),
+                    new GCMParameterSpec(TAG_BITS, all, 0, IV_BYTES));
+            cipher.updateAAD(aad(checkoutId, field));
+            return Optional.of(new String(cipher.doFinal(all, IV_BYTES, all.length - IV_BYTES), StandardCharsets.UTF_8));
+        } catch (GeneralSecurityException | IllegalArgumentException e) {
+            throw new IllegalStateException("sealed " + field + " of checkout " + checkoutId + " does not open", e);
+        }
+    }
+
+    /** For display: the plaintext, or {@value #ERASED}. */
+    public String reveal(String checkoutId, String field, String value) {
+        return open(checkoutId, field, value).orElse(ERASED);
+    }
+
+    /**
+     * Deletes the checkout's key (the tombstone row remembers when and why), and overwrites the plaintext copies the
+     * receipts service keeps in its mutable tables. True when there was a key to delete.
+     */
+    public boolean erase(String checkoutId, String erasedBy, String reason) {
+        int erased = jdbc.update("UPDATE personal_data_keys SET data_key = NULL, erased_at = now(), erased_by = ?, "
+                + "reason = ? WHERE checkout_id = ? AND data_key IS NOT NULL", erasedBy, reason, checkoutId);
+        if (erased == 0) {
+            // A checkout with only legacy plaintext (or none yet): record the erasure so nothing new is sealed.
+            erased = jdbc.update("INSERT INTO personal_data_keys (checkout_id, data_key, erased_at, erased_by, reason) "
+                    + "VALUES (?, NULL, now(), ?, ?) ON CONFLICT (checkout_id) DO NOTHING", checkoutId, erasedBy, reason);
+        }
+        jdbc.update("UPDATE receipt_operations SET recipient = ? WHERE checkout_id = ?", ERASED, checkoutId);
+        jdbc.update("UPDATE outbound_messages SET recipient = ? WHERE operation_id LIKE ? ESCAPE '!'", ERASED,
+                checkoutId.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "/%");
+        return erased == 1;
+    }
+
+    public boolean erased(String checkoutId) {
+        return Boolean.TRUE.equals(jdbc.queryForObject("SELECT EXISTS (SELECT 1 FROM personal_data_keys "
+                + "WHERE checkout_id = ? AND data_key IS NULL)", Boolean.class, checkoutId));
+    }
+
+    private Optional<byte[]> key(String checkoutId) {
+        List<byte[]> keys = jdbc.query("SELECT data_key FROM personal_data_keys WHERE checkout_id = ?",
+                (rs, i) -> rs.getBytes(1), checkoutId);
+        return keys.isEmpty() ? Optional.empty() : Optional.ofNullable(keys.get(0));
+    }
+
+    private byte[] keyOrCreate(String checkoutId) {
+        byte[] fresh = new byte[32];
+        RANDOM.nextBytes(fresh);
+        List<byte[]> created = jdbc.query("INSERT INTO personal_data_keys (checkout_id, data_key) VALUES (?, ?) "
+                + "ON CONFLICT (checkout_id) DO NOTHING RETURNING data_key", (rs, i) -> rs.getBytes(1), checkoutId, fresh);
+        if (!created.isEmpty()) return created.get(0);
+        return key(checkoutId).orElseThrow(() -> new ErasedException(checkoutId));
+    }
+
+    private static byte[] aad(String checkoutId, String field) {
+        return (checkoutId + "\n" + field).getBytes(StandardCharsets.UTF_8);
+    }
+}

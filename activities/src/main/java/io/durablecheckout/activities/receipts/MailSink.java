@@ -1,0 +1,53 @@
+package io.durablecheckout.activities.receipts;
+
+import io.durablecheckout.api.values.OperationId;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
+import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.stereotype.Component;
+import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import javax.sql.DataSource;
+
+/**
+ * The demo's mail adapter: delivers nothing, records every send request in {@code mail_sink_messages} (duplicates
+ * included) in its own committed transaction, as an external mail service would have accepted it whatever happens
+ * to the caller's transaction. The fault matrix counts messages here. Replace with a real adapter (a
+ * {@link MailPort} bean) where customers must get mail; {@code checkout.mail.sink.enabled=false} removes this one.
+ */
+@Component
+@ConditionalOnProperty(name = "checkout.mail.sink.enabled", havingValue = "true", matchIfMissing = true)
+public class MailSink implements MailPort {
+
+    private final NamedParameterJdbcTemplate jdbc;
+    private final TransactionTemplate transactions;
+
+    @Autowired
+    public MailSink(DataSource dataSource, PlatformTransactionManager transactionManager) {
+        this.jdbc = new NamedParameterJdbcTemplate(dataSource);
+        this.transactions = new TransactionTemplate(transactionManager);
+        this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+    }
+
+    /** For tests that build resources by hand. */
+    public MailSink(DataSource dataSource) {
+        this(dataSource, new DataSourceTransactionManager(dataSource));
+    }
+
+    @Override
+    public void send(OperationId operationId, String idempotencyKey, OutboundMessage message) {
+        transactions.executeWithoutResult(tx -> jdbc.update("INSERT INTO mail_sink_messages"
+                        + " (operation_id, idempotency_key, recipient, subject, body)"
+                        + " VALUES (:op, :key, :recipient, :subject, :body)",
+                new MapSqlParameterSource()
+                        .addValue("op", operationId.value())
+                        .addValue("key", idempotencyKey)
+                        .addValue("recipient", message.recipient())
+                        .addValue("subject", message.subject())
+                        .addValue("body", message.body())));
+    }
+}

@@ -1,0 +1,109 @@
+package io.durablecheckout.orchestrator.config;
+
+import io.durablecheckout.activities.payments.WebhookSecret;
+import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.context.EnvironmentAware;
+import org.springframework.core.env.Environment;
+import org.springframework.stereotype.Component;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Refuses to start, before any bean (or database connection) exists, a service on a configured PostgreSQL
+ * ({@code spring.datasource.url}) that would run on demo settings: no webhook secret, no provider URL, demo keys or
+ * the provider simulator without an explicit opt-in. The embedded default (no datasource URL) is the zero-setup demo
+ * and is not checked, except that a configured webhook secret must be long enough anywhere. One message names every
+ * missing setting ({@link Analyzer} prints it instead of a stack trace); the process exits non-zero.
+ */
+@Component
+public class StartupSafetyCheck implements BeanFactoryPostProcessor, EnvironmentAware {
+
+    public static final String DEMO_OPT_IN = "checkout.demo.allow-with-external-database";
+    public static final String SIMULATOR_OPT_IN = "checkout.simulator.allow-with-external-database";
+
+    private Environment env;
+
+    @Override
+    public void setEnvironment(Environment environment) {
+        this.env = environment;
+    }
+
+    @Override
+    public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {
+        List<String> problems = problems(env);
+        if (!problems.isEmpty()) {
+            throw new UnsafeConfigurationException(problems);
+        }
+    }
+
+    /** Every setting that is missing or unsafe, as one line each; empty when the start may go on. */
+    public static List<String> problems(Environment env) {
+        List<String> problems = new ArrayList<>();
+        String secret = env.getProperty(WebhookSecret.PROPERTY, "");
+        if (!secret.isBlank() && secret.length() < WebhookSecret.MIN_LENGTH) {
+            problems.add(WebhookSecret.PROPERTY + " (CHECKOUT_PAYMENTS_WEBHOOK_SECRET) is shorter than "
+                    + WebhookSecret.MIN_LENGTH + " characters: use a random value (e.g. openssl rand -base64 32)");
+        }
+        if (env.getProperty("spring.datasource.url", "").isBlank()) {
+            return problems; // the embedded demo
+        }
+        boolean orchestrator = flag(env, "checkout.orchestrator.enabled", true);
+        boolean activities = flag(env, "checkout.activities.enabled", true);
+        boolean simulator = flag(env, "checkout.simulator.enabled", true);
+        boolean demo = flag(env, "checkout.demo.enabled", true);
+        boolean signsOrVerifies = orchestrator || (simulator && flag(env, "checkout.simulator.webhooks.enabled", false));
+        if (signsOrVerifies && secret.isBlank() && !flag(env, WebhookSecret.GENERATE_PROPERTY, false)) {
+            problems.add(WebhookSecret.PROPERTY + " (CHECKOUT_PAYMENTS_WEBHOOK_SECRET) is not set: the shared secret "
+                    + "that signs payment provider notifications (at least " + WebhookSecret.MIN_LENGTH + " random characters)");
+        }
+        if (activities && env.getProperty("checkout.payments.provider-url", "").isBlank()
+                && !(simulator && flag(env, SIMULATOR_OPT_IN, false))) {
+            problems.add("checkout.payments.provider-url (CHECKOUT_PAYMENTS_PROVIDER_URL) is not set: the payment "
+                    + "provider's base URL (blank would mean the built-in simulator)");
+        }
+        if (simulator && !flag(env, SIMULATOR_OPT_IN, false)) {
+            problems.add("checkout.simulator.enabled is true (the default) on a configured database: set "
+                    + "checkout.simulator.enabled=false, or " + SIMULATOR_OPT_IN + "=true to serve the unauthenticated "
+                    + "provider simulator on purpose");
+        }
+        if (demo && orchestrator && !flag(env, DEMO_OPT_IN, false)) {
+            problems.add("checkout.demo.enabled is true (the default) on a configured database: set "
+                    + "checkout.demo.enabled=false (which also revokes the demo keys), or " + DEMO_OPT_IN
+                    + "=true to keep the publicly documented demo keys on purpose");
+        }
+        return problems;
+    }
+
+    private static boolean flag(Environment env, String name, boolean fallback) {
+        return env.getProperty(name, Boolean.class, fallback);
+    }
+
+    /** The start was refused; {@link #getMessage()} lists every reason. */
+    public static class UnsafeConfigurationException extends IllegalStateException {
+        private final List<String> problems;
+
+        public UnsafeConfigurationException(List<String> problems) {
+            super("Refusing to start on a configured database with demo or missing security settings:\n  - "
+                    + String.join("\n  - ", problems));
+            this.problems = List.copyOf(problems);
+        }
+
+        public List<String> problems() {
+            return problems;
+        }
+    }
+
+    /** Prints the refusal as Spring Boot's "APPLICATION FAILED TO START" report, without a stack trace. */
+    public static class Analyzer extends AbstractFailureAnalyzer<UnsafeConfigurationException> {
+        @Override
+        protected FailureAnalysis analyze(Throwable rootFailure, UnsafeConfigurationException cause) {
+            return new FailureAnalysis(cause.getMessage(), "Set the settings named above (environment variables or "
+                    + "--name=value), or start without spring.datasource.url for the embedded demo. "
+                    + "See the README's configuration table and docs/security.md.", cause);
+        }
+    }
+}

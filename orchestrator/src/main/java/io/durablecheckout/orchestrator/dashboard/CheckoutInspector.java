@@ -1,0 +1,176 @@
+package io.durablecheckout.orchestrator.dashboard;
+
+import io.durablecheckout.activities.payments.PaymentProvider;
+import io.durablecheckout.api.checkout.CheckoutEvent;
+import io.durablecheckout.api.checkout.ManualReviewRequiredEvent;
+import io.durablecheckout.api.checkout.PaymentAuthorizedEvent;
+import io.durablecheckout.api.checkout.PaymentDeclinedEvent;
+import io.durablecheckout.api.checkout.PaymentReconciliationRequestedEvent;
+import io.durablecheckout.api.checkout.PaymentReconciliationScheduledEvent;
+import io.durablecheckout.api.values.OperationId;
+import io.durablecheckout.api.values.Step;
+import io.durablecheckout.orchestrator.checkout.Deadlines;
+import io.durablecheckout.orchestrator.readmodel.CheckoutView;
+import io.durablecheckout.orchestrator.readmodel.CheckoutViewFolder;
+import io.durablecheckout.orchestrator.tenancy.Caller;
+import io.durablecheckout.orchestrator.web.CheckoutService;
+import org.axonframework.eventhandling.DomainEventMessage;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Component;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/** Everything the one-checkout page shows, gathered from the event store, the read model and the services' tables. */
+@Component
+public class CheckoutInspector {
+
+    private static final List<String> DEADLINE_NAMES = List.of(Deadlines.LEASE_EXPIRED, Deadlines.RETRY_DUE,
+            Deadlines.RECONCILIATION_DUE);
+
+    private final CheckoutService checkouts;
+    private final JdbcTemplate jdbc;
+    private final ObjectProvider<PaymentProvider> provider;
+    private final Clock clock;
+
+    public CheckoutInspector(CheckoutService checkouts, JdbcTemplate jdbc, ObjectProvider<PaymentProvider> provider,
+                             Clock clock) {
+        this.checkouts = checkouts;
+        this.jdbc = jdbc;
+        this.provider = provider;
+        this.clock = clock;
+    }
+
+    /** One event of the timeline, with the checkout's state right after it (the read model's fold, replayed). */
+    public record TimelineEntry(long sequence, String type, String timestamp, String stateAfter, Object payload,
+                                Map<String, Object> metadata) {
+    }
+
+    public Optional<Map<String, Object>> inspect(Caller operator, String checkoutId) {
+        Optional<CheckoutView> view = checkouts.find(operator, checkoutId);
+        if (view.isEmpty()) {
+            return Optional.empty();
+        }
+        List<TimelineEntry> timeline = new ArrayList<>();
+        List<Map<String, Object>> lookups = new ArrayList<>();
+        CheckoutView folded = null;
+        for (DomainEventMessage<?> m : checkouts.history(operator, checkoutId)) {
+            Object payload = m.getPayload();
+            if (payload instanceof CheckoutEvent e) {
+                folded = CheckoutViewFolder.fold(folded, e, m.getSequenceNumber(), m.getTimestamp());
+            }
+            timeline.add(new TimelineEntry(m.getSequenceNumber(), m.getPayloadType().getSimpleName(),
+                    m.getTimestamp().toString(), folded == null ? null : folded.state, payload,
+                    Map.copyOf(m.getMetaData())));
+            if (payload instanceof PaymentReconciliationRequestedEvent r) {
+                Map<String, Object> l = new LinkedHashMap<>();
+                l.put("lookup", r.lookupNumber());
+                l.put("issuedAt", m.getTimestamp().toString());
+                l.put("operationId", r.lease().operationId().value());
+                l.put("about", r.authorizationOperationId().value());
+                l.put("fencingToken", r.lease().fencingToken().value());
+                lookups.add(l);
+            } else if (!lookups.isEmpty() && !lookups.get(lookups.size() - 1).containsKey("answer")) {
+                // what the last lookup's answer led to: another round, a decision, or an operator
+                Map<String, Object> last = lookups.get(lookups.size() - 1);
+                if (payload instanceof PaymentReconciliationScheduledEvent s) {
+                    last.put("answer", s.lastAnswer());
+                } else if (payload instanceof PaymentAuthorizedEvent) {
+                    last.put("answer", "AUTHORIZED");
+                } else if (payload instanceof PaymentDeclinedEvent d) {
+                    last.put("answer", "DECLINED: " + d.reason());
+                } else if (payload instanceof ManualReviewRequiredEvent r) {
+                    last.put("answer", "inconclusive; " + r.reason());
+                }
+            }
+        }
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("view", view.get());
+        out.put("timeline", timeline);
+        out.put("lookups", lookups);
+        out.put("deadlines", deadlines(checkoutId));
+        out.put("paymentOperations", jdbc.queryForList("SELECT operation_id, kind, status, fencing_token, attempts, "
+                + "provider_reference, detail, updated_at FROM payment_operations WHERE checkout_id = ? "
+                + "ORDER BY created_at", checkoutId));
+        out.put("providerNotifications", jdbc.queryForList("SELECT notification_id, status, provider_reference, "
+                + "deliveries, last_received_at FROM provider_notifications WHERE checkout_id = ?", checkoutId));
+        return Optional.of(out);
+    }
+
+    /**
+     * The deadlines db-scheduler holds for this checkout (the scope in each task's data names the aggregate). The
+     * table holds only what is pending, so the scan stays small.
+     */
+    List<Map<String, Object>> deadlines(String checkoutId) {
+        List<Map<String, Object>> rows = jdbc.queryForList("SELECT task_name, task_instance, execution_time, picked, "
+                + "picked_by, consecutive_failures, last_failure, task_data FROM scheduled_tasks "
+                + "WHERE position(convert_to(?, 'UTF8') IN task_data) > 0 ORDER BY execution_time", checkoutId);
+        for (Map<String, Object> row : rows) {
+            byte[] data = (byte[]) row.remove("task_data");
+            String text = data == null ? "" : new String(data, StandardCharsets.ISO_8859_1);
+            row.put("deadline", DEADLINE_NAMES.stream().filter(text::contains).findFirst().orElse(null));
+        }
+        return rows;
+    }
+
+    /**
+     * The provider's own answer about this checkout's authorization (a lookup under the original operation id, as
+     * reconciliation asks it), beside what the checkout has recorded, with a mismatch flagged.
+     */
+    public Map<String, Object> providerView(CheckoutView view) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        String operationId = view.checkoutId + "/" + Step.AUTHORIZE_PAYMENT.slug();
+        out.put("operationId", operationId);
+        String recorded = recordedOutcome(view);
+        out.put("checkoutSays", recorded);
+        out.put("checkoutReference", view.providerReference);
+        PaymentProvider p = provider.getIfAvailable();
+        if (p == null) {
+            out.put("providerSays", null);
+            out.put("detail", "no payment provider client in this process (checkout.activities.enabled=false)");
+            out.put("mismatch", false);
+            return out;
+        }
+        if (!view.activities.containsKey(Step.AUTHORIZE_PAYMENT.slug())) {
+            out.put("providerSays", "NOT_ASKED");
+            out.put("detail", "no authorization was requested yet");
+            out.put("mismatch", false);
+            return out;
+        }
+        PaymentProvider.LookupAnswer answer = p.lookup(new OperationId(operationId));
+        String says = answer.outcome() == null ? null : answer.outcome().name();
+        out.put("providerSays", says);
+        out.put("providerReference", answer.reference());
+        out.put("detail", answer.detail());
+        out.put("askedAt", clock.instant().toString());
+        // Flagged: an authorization the provider does not confirm, a decline the provider authorized, or two references.
+        boolean mismatch = ("AUTHORIZED".equals(recorded) && says != null && !"AUTHORIZED".equals(says)
+                && !"LOOKUP_FAILED".equals(says))
+                || ("DECLINED".equals(recorded) && "AUTHORIZED".equals(says))
+                || ("AUTHORIZED".equals(says) && "AUTHORIZED".equals(recorded) && view.providerReference != null
+                && answer.reference() != null && !view.providerReference.equals(answer.reference()));
+        out.put("mismatch", mismatch);
+        return out;
+    }
+
+    /** AUTHORIZED, DECLINED or UNKNOWN, as the checkout has it. */
+    static String recordedOutcome(CheckoutView view) {
+        CheckoutView.Activity a = view.activities.get(Step.AUTHORIZE_PAYMENT.slug());
+        if (a == null) {
+            return "NOT_REQUESTED";
+        }
+        if ("succeeded".equals(a.status)) {
+            return "AUTHORIZED";
+        }
+        if ("declined".equals(a.status)) {
+            return "DECLINED";
+        }
+        return "UNKNOWN";
+    }
+}

@@ -1,0 +1,97 @@
+package io.durablecheckout.orchestrator.dashboard;
+
+import io.durablecheckout.orchestrator.tenancy.ApiKeys;
+import io.durablecheckout.orchestrator.tenancy.Caller;
+import io.durablecheckout.orchestrator.web.Problems;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpMethod;
+import org.springframework.http.HttpStatus;
+import org.springframework.security.authentication.AuthenticationProvider;
+import org.springframework.security.authentication.BadCredentialsException;
+import org.springframework.security.authentication.ProviderManager;
+import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.core.Authentication;
+import org.springframework.security.core.authority.SimpleGrantedAuthority;
+import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.servlet.util.matcher.PathPatternRequestMatcher;
+
+import java.io.Serializable;
+import java.security.Principal;
+
+import static io.durablecheckout.orchestrator.tenancy.Caller.Role.OPERATOR_READ;
+import static io.durablecheckout.orchestrator.tenancy.Caller.Role.OPERATOR_REPAIR;
+
+/**
+ * The operators' dashboard: form login with an operator API key (and, optionally, the key's account name), a session
+ * cookie, CSRF tokens on every POST (the page reads its token from /dashboard/api/me), logout. Ordered before the
+ * API's bearer chain (SecurityConfiguration), and only for /dashboard/**, /login and /logout. A tenant key signs in
+ * to nothing; a key with operator-read sees everything and repairs nothing; operator-repair may act. The key is
+ * checked again on every dashboard request (DashboardAccess), so a revoked key ends its sessions at once.
+ */
+@Configuration(proxyBeanMethods = false)
+public class DashboardSecurityConfiguration {
+
+    public static final int DASHBOARD_CHAIN_ORDER = 1;
+
+    /** Who signed in: the key's account and id (never the key), and the roles it had then. */
+    public record OperatorPrincipal(Caller caller) implements Principal, Serializable {
+        @Override
+        public String getName() {
+            return caller.tenantId();
+        }
+    }
+
+    @Bean
+    @Order(DASHBOARD_CHAIN_ORDER)
+    public SecurityFilterChain dashboardChain(HttpSecurity http, ApiKeys apiKeys) throws Exception {
+        PathPatternRequestMatcher.Builder path = PathPatternRequestMatcher.withDefaults();
+        http.securityMatcher("/dashboard", "/dashboard/**", "/login", "/logout")
+                .authenticationManager(new ProviderManager(operatorKeys(apiKeys)))
+                .formLogin(f -> f.loginPage("/login").loginProcessingUrl("/login")
+                        .defaultSuccessUrl("/dashboard", true).failureUrl("/login?error").permitAll())
+                .logout(l -> l.logoutUrl("/logout").logoutSuccessUrl("/login?logout"))
+                .headers(h -> h.contentSecurityPolicy(c -> c.policyDirectives(
+                        "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'")))
+                .exceptionHandling(e -> e.defaultAuthenticationEntryPointFor((request, response, ex) ->
+                                Problems.write(response, HttpStatus.UNAUTHORIZED, "unauthorized", "Sign in",
+                                        "The dashboard needs an operator signed in at /login", request.getRequestURI()),
+                        path.matcher("/dashboard/api/**")))
+                .authorizeHttpRequests(a -> a
+                        .requestMatchers("/login", "/dashboard/dashboard.css").permitAll()
+                        .requestMatchers(path.matcher(HttpMethod.POST, "/dashboard/api/**"))
+                        .hasRole(OPERATOR_REPAIR.name())
+                        .requestMatchers("/dashboard", "/dashboard/**")
+                        .hasAnyRole(OPERATOR_READ.name(), OPERATOR_REPAIR.name())
+                        .anyRequest().denyAll());
+        return http.build();
+    }
+
+    /**
+     * The password is the API key; the user name, when given, must be the key's account. Only keys with an operator
+     * role may sign in.
+     */
+    static AuthenticationProvider operatorKeys(ApiKeys apiKeys) {
+        return new AuthenticationProvider() {
+            @Override
+            public Authentication authenticate(Authentication authentication) {
+                String account = authentication.getName() == null ? "" : authentication.getName().trim();
+                Object key = authentication.getCredentials();
+                Caller caller = key == null ? null : apiKeys.resolve(key.toString().trim()).orElse(null);
+                if (caller == null || !(caller.has(OPERATOR_READ) || caller.has(OPERATOR_REPAIR))
+                        || (!account.isEmpty() && !account.equals(caller.tenantId()))) {
+                    throw new BadCredentialsException("not an operator key"); // one answer for every reason
+                }
+                return UsernamePasswordAuthenticationToken.authenticated(new OperatorPrincipal(caller), null,
+                        caller.roles().stream().map(r -> new SimpleGrantedAuthority(r.authority())).toList());
+            }
+
+            @Override
+            public boolean supports(Class<?> authentication) {
+                return UsernamePasswordAuthenticationToken.class.isAssignableFrom(authentication);
+            }
+        };
+    }
+}

@@ -1,0 +1,82 @@
+package io.durablecheckout.orchestrator.dashboard;
+
+import io.durablecheckout.orchestrator.checkout.CheckoutState;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Component;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Metrics read from the durable state when Prometheus scrapes (at most once a second), so they are the same on every
+ * node and survive restarts: checkouts in flight by state, the age of the oldest one in each state, and duplicate
+ * provider notifications ignored. The event-driven counters (started, finished, leases, lookups, time in state) are
+ * counted by CheckoutSummaryProjection.
+ */
+@Component
+@ConditionalOnProperty(name = "checkout.orchestrator.enabled", havingValue = "true", matchIfMissing = true)
+public class DomainMetrics {
+
+    private static final Duration FRESH = Duration.ofSeconds(1);
+
+    private final JdbcTemplate jdbc;
+    private final Clock clock;
+    private volatile Snapshot snapshot = new Snapshot(Instant.EPOCH, Map.of(), Map.of(), 0);
+
+    private record Snapshot(Instant takenAt, Map<String, Long> inFlight, Map<String, Double> oldestSeconds,
+                            long duplicateNotifications) {
+    }
+
+    public DomainMetrics(JdbcTemplate jdbc, Clock clock, MeterRegistry meters) {
+        this.jdbc = jdbc;
+        this.clock = clock;
+        for (CheckoutState state : CheckoutState.values()) {
+            if (state.isTerminal()) {
+                continue;
+            }
+            String name = state.wireName();
+            Gauge.builder("checkout.in.flight", this, m -> m.fresh().inFlight.getOrDefault(name, 0L))
+                    .description("checkouts in this non-terminal state now (read model)").tag("state", name)
+                    .register(meters);
+            Gauge.builder("checkout.state.oldest", this, m -> m.fresh().oldestSeconds.getOrDefault(name, 0.0))
+                    .description("seconds the longest-waiting checkout has been in this state").baseUnit("seconds")
+                    .tag("state", name).register(meters);
+        }
+        FunctionCounter.builder("checkout.callbacks.duplicates", this, m -> m.fresh().duplicateNotifications)
+                .description("provider notifications delivered again and ignored (deliveries beyond the first)")
+                .register(meters);
+    }
+
+    private Snapshot fresh() {
+        Snapshot s = snapshot;
+        Instant now = clock.instant();
+        if (Duration.between(s.takenAt, now).compareTo(FRESH) < 0) {
+            return s;
+        }
+        synchronized (this) {
+            if (snapshot != s) {
+                return snapshot;
+            }
+            Map<String, Long> inFlight = new HashMap<>();
+            Map<String, Double> oldest = new HashMap<>();
+            jdbc.query("SELECT state, count(*), min(state_entered_at) FROM checkout_summary WHERE NOT terminal "
+                    + "GROUP BY state", rs -> {
+                inFlight.put(rs.getString(1), rs.getLong(2));
+                java.sql.Timestamp since = rs.getTimestamp(3);
+                oldest.put(rs.getString(1), since == null ? 0.0
+                        : Math.max(0, Duration.between(since.toInstant(), now).toMillis() / 1000.0));
+            });
+            Long duplicates = jdbc.queryForObject(
+                    "SELECT coalesce(sum(deliveries - 1), 0) FROM provider_notifications", Long.class);
+            snapshot = new Snapshot(now, Map.copyOf(inFlight), Map.copyOf(oldest), duplicates == null ? 0 : duplicates);
+            return snapshot;
+        }
+    }
+}

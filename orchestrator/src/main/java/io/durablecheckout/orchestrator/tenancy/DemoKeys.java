@@ -1,0 +1,49 @@
+package io.durablecheckout.orchestrator.tenancy;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.core.env.Environment;
+import org.springframework.stereotype.Component;
+
+import java.util.EnumSet;
+
+/**
+ * The demo's keys, kept in step with the configuration at every start, before the HTTP port opens: with
+ * {@code checkout.demo.enabled=true} the configured demo keys are the active ones of their label (a changed key
+ * revokes the previous one); with the demo off they are all revoked. The demo admin key exists only in the
+ * embedded demo (no {@code spring.datasource.url}).
+ */
+@Component
+@ConditionalOnProperty(name = "checkout.orchestrator.enabled", havingValue = "true", matchIfMissing = true)
+public class DemoKeys implements SmartInitializingSingleton {
+
+    private static final Logger log = LoggerFactory.getLogger(DemoKeys.class);
+
+    private final ApiKeys apiKeys;
+    private final Environment env;
+
+    public DemoKeys(ApiKeys apiKeys, Environment env) {
+        this.apiKeys = apiKeys;
+        this.env = env;
+    }
+
+    @Override
+    public void afterSingletonsInstantiated() {
+        boolean demo = env.getProperty("checkout.demo.enabled", Boolean.class, true);
+        boolean embedded = env.getProperty("spring.datasource.url", "").isBlank();
+        apiKeys.ensureLabelledKey("demo", "Demo tenant", "demo:tenant",
+                demo ? env.getProperty("checkout.demo.api-key", "demo-api-key") : null, EnumSet.of(Caller.Role.TENANT));
+        apiKeys.ensureLabelledKey("operator", "Demo operator", "demo:operator",
+                demo ? env.getProperty("checkout.demo.operator-api-key", "demo-operator-key") : null,
+                EnumSet.of(Caller.Role.OPERATOR_READ, Caller.Role.OPERATOR_REPAIR));
+        apiKeys.ensureLabelledKey("admin", "Demo administrator", "demo:admin",
+                demo && embedded ? env.getProperty("checkout.demo.admin-api-key", "demo-admin-key") : null,
+                EnumSet.of(Caller.Role.ADMIN));
+        if (demo) {
+            log.info("Demo keys active (checkout.demo.enabled=true): tenant 'demo', an operator{}",
+                    embedded ? " and an administrator" : "");
+        }
+    }
+}

@@ -1,0 +1,206 @@
+package io.durablecheckout.orchestrator.web;
+
+import io.durablecheckout.orchestrator.tenancy.ApiKeys;
+import io.durablecheckout.orchestrator.tenancy.AuditLog;
+import io.durablecheckout.orchestrator.tenancy.Caller;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
+import org.springframework.transaction.support.TransactionTemplate;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestAttribute;
+import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+import java.net.URI;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * Tenants and API keys, for admin keys only ({@code ROLE_ADMIN}; the security chain refuses anyone else before this
+ * runs, and {@link #requireAdmin} checks again). Every action needs a reason and is written to the audit log with
+ * who and when, in the same transaction as the change. A new key is shown once, in the answer that issued it.
+ */
+@RestController
+@RequestMapping("/api/v1/admin")
+@ConditionalOnProperty(name = "checkout.orchestrator.enabled", havingValue = "true", matchIfMissing = true)
+public class AdminController {
+
+    private static final Pattern TENANT_ID = Pattern.compile("[a-z0-9][a-z0-9-]{1,62}");
+    private static final Pattern KEY_ID = Pattern.compile("key_[0-9a-f]{16}");
+    /** Longest rotation overlap: an old key should not outlive its replacement by more than a month. */
+    private static final Duration MAX_OVERLAP = Duration.ofDays(30);
+
+    private final ApiKeys apiKeys;
+    private final AuditLog audit;
+    private final TransactionTemplate transactions;
+
+    public AdminController(ApiKeys apiKeys, AuditLog audit, TransactionTemplate transactions) {
+        this.apiKeys = apiKeys;
+        this.audit = audit;
+        this.transactions = transactions;
+    }
+
+    public record TenantRequest(String tenantId, String name, String reason) {
+    }
+
+    public record KeyRequest(List<String> roles, String label, String reason) {
+    }
+
+    public record RotateRequest(String overlap, String reason) {
+    }
+
+    public record ReasonRequest(String reason) {
+    }
+
+    @PostMapping("/tenants")
+    public ResponseEntity<Map<String, String>> createTenant(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller,
+                                                            @RequestBody(required = false) TenantRequest body) {
+        requireAdmin(caller);
+        List<String> errors = new ArrayList<>();
+        if (body == null || body.tenantId() == null || !TENANT_ID.matcher(body.tenantId()).matches()) {
+            errors.add("tenantId: 2 to 63 of [a-z0-9-], starting with a letter or digit");
+        }
+        String name = body == null ? null : TextLimits.text(body.name(), "name", 100, true, errors);
+        String reason = body == null ? null : TextLimits.reason(body.reason(), errors);
+        if (body == null && errors.size() == 1) errors.add("reason: required");
+        invalidIf(errors);
+        boolean created = Boolean.TRUE.equals(transactions.execute(tx -> {
+            if (!apiKeys.createTenant(body.tenantId(), name)) return false;
+            audit.record(caller, "tenant.create", "tenant:" + body.tenantId(), reason, name);
+            return true;
+        }));
+        if (!created) {
+            throw new ApiProblemException(HttpStatus.CONFLICT, "tenant-exists", "Tenant exists",
+                    "Tenant " + body.tenantId() + " already exists");
+        }
+        return ResponseEntity.created(URI.create("/api/v1/admin/tenants/" + body.tenantId() + "/keys"))
+                .body(Map.of("tenantId", body.tenantId(), "name", name));
+    }
+
+    @PostMapping("/tenants/{tenantId}/keys")
+    public ResponseEntity<ApiKeys.KeyInfo> issue(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller,
+                                                 @PathVariable String tenantId,
+                                                 @RequestBody(required = false) KeyRequest body) {
+        requireAdmin(caller);
+        knownTenant(tenantId);
+        List<String> errors = new ArrayList<>();
+        Set<Caller.Role> roles = EnumSet.noneOf(Caller.Role.class);
+        if (body == null || body.roles() == null || body.roles().isEmpty() || body.roles().size() > 4) {
+            errors.add("roles: one or more of tenant, operator-read, operator-repair, admin");
+        } else {
+            for (String role : body.roles()) {
+                try {
+                    roles.add(Caller.Role.ofCode(String.valueOf(role)));
+                } catch (IllegalArgumentException e) {
+                    errors.add("roles: unknown role '" + TextLimits.excerpt(String.valueOf(role)) + "'");
+                }
+            }
+        }
+        String label = body == null ? null : TextLimits.text(body.label(), "label", 100, false, errors);
+        String reason = body == null ? TextLimits.reason(null, errors) : TextLimits.reason(body.reason(), errors);
+        invalidIf(errors);
+        ApiKeys.KeyInfo issued = transactions.execute(tx -> {
+            ApiKeys.KeyInfo key = apiKeys.issue(tenantId, roles, label, caller.actor());
+            audit.record(caller, "key.issue", "key:" + key.keyId(), reason,
+                    "tenant=" + tenantId + " roles=" + key.roles());
+            return key;
+        });
+        return ResponseEntity.status(HttpStatus.CREATED).body(issued);
+    }
+
+    @GetMapping("/tenants/{tenantId}/keys")
+    public List<ApiKeys.KeyInfo> keys(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller,
+                                      @PathVariable String tenantId) {
+        requireAdmin(caller);
+        knownTenant(tenantId);
+        return apiKeys.keysOf(tenantId);
+    }
+
+    @PostMapping("/keys/{keyId}/rotate")
+    public ResponseEntity<ApiKeys.KeyInfo> rotate(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller,
+                                                  @PathVariable String keyId,
+                                                  @RequestBody(required = false) RotateRequest body) {
+        requireAdmin(caller);
+        knownKey(keyId);
+        List<String> errors = new ArrayList<>();
+        Duration overlap = Duration.ofHours(24);
+        if (body != null && body.overlap() != null) {
+            try {
+                overlap = Duration.parse(body.overlap());
+                if (overlap.isNegative() || overlap.compareTo(MAX_OVERLAP) > 0) {
+                    errors.add("overlap: between PT0S and P30D");
+                }
+            } catch (DateTimeParseException e) {
+                errors.add("overlap: an ISO-8601 duration such as PT24H");
+            }
+        }
+        String reason = TextLimits.reason(body == null ? null : body.reason(), errors);
+        invalidIf(errors);
+        Duration window = overlap;
+        ApiKeys.KeyInfo fresh = transactions.execute(tx -> apiKeys.rotate(keyId, window, caller.actor())
+                .map(key -> {
+                    audit.record(caller, "key.rotate", "key:" + keyId, reason,
+                            "replacement=" + key.keyId() + " overlap=" + window);
+                    return key;
+                }).orElse(null));
+        if (fresh == null) {
+            throw new ApiProblemException(HttpStatus.CONFLICT, "key-revoked", "Key revoked",
+                    "Key " + keyId + " is revoked: issue a new one instead");
+        }
+        return ResponseEntity.status(HttpStatus.CREATED).body(fresh);
+    }
+
+    @PostMapping("/keys/{keyId}/revoke")
+    public ApiKeys.KeyInfo revoke(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller,
+                                  @PathVariable String keyId, @RequestBody(required = false) ReasonRequest body) {
+        requireAdmin(caller);
+        knownKey(keyId);
+        List<String> errors = new ArrayList<>();
+        String reason = TextLimits.reason(body == null ? null : body.reason(), errors);
+        invalidIf(errors);
+        transactions.executeWithoutResult(tx -> {
+            if (apiKeys.revoke(keyId, caller.actor())) {
+                audit.record(caller, "key.revoke", "key:" + keyId, reason, null);
+            }
+        });
+        return apiKeys.find(keyId).orElseThrow();
+    }
+
+    private void knownTenant(String tenantId) {
+        if (!TENANT_ID.matcher(tenantId).matches() || !apiKeys.tenantExists(tenantId)) {
+            throw new ApiProblemException(HttpStatus.NOT_FOUND, "not-found", "Unknown tenant",
+                    "No tenant " + TextLimits.excerpt(tenantId));
+        }
+    }
+
+    private void knownKey(String keyId) {
+        if (!KEY_ID.matcher(keyId).matches() || apiKeys.find(keyId).isEmpty()) {
+            throw new ApiProblemException(HttpStatus.NOT_FOUND, "not-found", "Unknown key",
+                    "No key " + TextLimits.excerpt(keyId));
+        }
+    }
+
+    private static void requireAdmin(Caller caller) {
+        if (!caller.has(Caller.Role.ADMIN)) {
+            throw new ApiProblemException(HttpStatus.FORBIDDEN, "forbidden", "Administrators only",
+                    "This action needs an admin API key");
+        }
+    }
+
+    private static void invalidIf(List<String> errors) {
+        if (!errors.isEmpty()) {
+            throw new ApiProblemException(HttpStatus.BAD_REQUEST, "invalid-request", "Invalid request",
+                    "The request has " + errors.size() + " error(s)", errors);
+        }
+    }
+}

@@ -1,0 +1,86 @@
+package io.durablecheckout.orchestrator.it;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Issue 10: tenants and keys through the admin API; rotation overlap, immediate revocation, an audit row for each. */
+class AdminApiIT extends IntegrationTestBase {
+
+    static final String ADMIN_KEY = "demo-admin-key";
+
+    @Test
+    void anAdminCreatesATenantIssuesRotatesAndRevokesItsKeysAndEveryActionIsAudited() {
+        String tenant = "t-" + UUID.randomUUID().toString().substring(0, 8);
+        long auditBefore = count("SELECT count(*) FROM audit_log");
+
+        // without a reason nothing happens
+        assertThat(post("/api/v1/admin/tenants", ADMIN_KEY, "{\"tenantId\":\"" + tenant + "\",\"name\":\"Shop\"}").status())
+                .isEqualTo(400);
+        assertThat(count("SELECT count(*) FROM tenants WHERE tenant_id = ?", tenant)).isZero();
+        // neither tenants nor operators may administer
+        assertThat(post("/api/v1/admin/tenants", HttpApi.DEMO_KEY, tenantBody(tenant)).status()).isEqualTo(403);
+        assertThat(post("/api/v1/admin/tenants", HttpApi.OPERATOR_KEY, tenantBody(tenant)).status()).isEqualTo(403);
+
+        assertThat(post("/api/v1/admin/tenants", ADMIN_KEY, tenantBody(tenant)).status()).isEqualTo(201);
+        assertThat(post("/api/v1/admin/tenants", ADMIN_KEY, tenantBody(tenant)).status()).isEqualTo(409);
+
+        HttpApi.Response issued = post("/api/v1/admin/tenants/" + tenant + "/keys", ADMIN_KEY,
+                "{\"roles\":[\"tenant\"],\"label\":\"checkout backend\",\"reason\":\"onboarding\"}");
+        assertThat(issued.status()).as(issued.body()).isEqualTo(201);
+        String key = issued.json().get("key").asText();
+        String keyId = issued.json().get("keyId").asText();
+        assertThat(key).startsWith("ck_").hasSizeGreaterThanOrEqualTo(3 + 22); // >= 128 random bits, base64url
+        assertThat(count("SELECT count(*) FROM api_keys WHERE key_sha256 = ? OR roles LIKE ?", key, "%" + key + "%"))
+                .isZero(); // only the hash is stored
+        assertThat(get("/api/v1/checkouts?limit=5", key).status()).isEqualTo(200);
+        assertThat(get("/api/v1/admin/tenants/" + tenant + "/keys", ADMIN_KEY).body()).doesNotContain(key);
+
+        // rotation with an overlap: both keys work until the old one expires
+        HttpApi.Response rotated = post("/api/v1/admin/keys/" + keyId + "/rotate", ADMIN_KEY,
+                "{\"overlap\":\"PT1H\",\"reason\":\"yearly rotation\"}");
+        assertThat(rotated.status()).as(rotated.body()).isEqualTo(201);
+        String newKey = rotated.json().get("key").asText();
+        String newKeyId = rotated.json().get("keyId").asText();
+        assertThat(get("/api/v1/checkouts?limit=5", key).status()).isEqualTo(200);
+        assertThat(get("/api/v1/checkouts?limit=5", newKey).status()).isEqualTo(200);
+
+        // a rotation without overlap ends the old key at once
+        HttpApi.Response again = post("/api/v1/admin/keys/" + newKeyId + "/rotate", ADMIN_KEY,
+                "{\"overlap\":\"PT0S\",\"reason\":\"key leaked\"}");
+        assertThat(again.status()).isEqualTo(201);
+        assertThat(get("/api/v1/checkouts?limit=5", newKey).status()).isEqualTo(401);
+
+        // revocation: the very next request is refused
+        assertThat(post("/api/v1/admin/keys/" + keyId + "/revoke", ADMIN_KEY, "{\"reason\":\"offboarding\"}").status())
+                .isEqualTo(200);
+        HttpApi.Response refused = get("/api/v1/checkouts?limit=5", key);
+        assertThat(refused.status()).isEqualTo(401);
+        assertThat(refused.header("Content-Type")).startsWith("application/problem+json");
+
+        JsonNode keys = get("/api/v1/admin/tenants/" + tenant + "/keys", ADMIN_KEY).json();
+        assertThat(keys).hasSize(3);
+        assertThat(count("SELECT count(*) FROM audit_log")).isEqualTo(auditBefore + 5);
+        assertThat(count("SELECT count(*) FROM audit_log WHERE actor LIKE 'admin/key_%' AND reason IN "
+                + "('onboarding', 'yearly rotation', 'key leaked', 'offboarding', 'new shop') AND at > now() - interval '1 minute'"))
+                .isGreaterThanOrEqualTo(5);
+        assertThat(count("SELECT count(*) FROM audit_log WHERE action = 'key.revoke' AND target = ?", "key:" + keyId))
+                .isEqualTo(1);
+    }
+
+    private static String tenantBody(String tenant) {
+        return "{\"tenantId\":\"" + tenant + "\",\"name\":\"Shop\",\"reason\":\"new shop\"}";
+    }
+
+    private HttpApi.Response post(String path, String key, String body) {
+        return api.send("POST", path, key, Map.of(), body);
+    }
+
+    private HttpApi.Response get(String path, String key) {
+        return api.send("GET", path, key, Map.of(), null);
+    }
+}

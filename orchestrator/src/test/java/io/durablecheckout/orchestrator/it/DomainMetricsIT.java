@@ -1,0 +1,86 @@
+package io.durablecheckout.orchestrator.it;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The domain metrics at /actuator/prometheus, scraped before and after a known workload: each counter moved by
+ * exactly what the workload did, and the gauges read what the database holds.
+ */
+class DomainMetricsIT extends IntegrationTestBase {
+
+    @Test
+    void prometheusCountsWhatTheWorkloadDid() {
+        // Other tests' checkouts finish first, so only this workload moves the counters in between.
+        await().atMost(Duration.ofSeconds(60)).until(() -> count(
+                "SELECT count(*) FROM checkout_summary WHERE NOT terminal AND state <> 'manual_review'") == 0);
+        Prometheus before = scrape();
+
+        List<String> ids = new ArrayList<>();
+        for (String token : List.of("tok_approve", "tok_approve", "tok_approve", "tok_decline", "tok_decline",
+                "tok_timeout_then_approve", "tok_unknown")) {
+            HttpApi.Response r = api.startCheckout("metrics-" + UUID.randomUUID(),
+                    HttpApi.checkoutBody("SKU-0042", 1, 1250, token));
+            assertThat(r.status()).isEqualTo(202);
+            ids.add(r.json().get("checkoutId").asText());
+        }
+        await().atMost(Duration.ofSeconds(60)).until(() -> count("SELECT count(*) FROM checkout_summary WHERE "
+                + "checkout_id = ANY(?) AND (terminal OR state = 'manual_review')", (Object) ids.toArray(String[]::new)) == 7);
+
+        // Counted after the projection's batch commits: wait for the last of them.
+        await().atMost(Duration.ofSeconds(10)).until(() ->
+                delta(before, scrape(), "checkout_reconciliation_escalations_total") == 1);
+        Prometheus after = scrape();
+
+        assertThat(delta(before, after, "checkout_started_total")).isEqualTo(7);
+        assertThat(delta(before, after, "checkout_finished_total", "state", "completed")).isEqualTo(4);
+        assertThat(delta(before, after, "checkout_finished_total", "state", "cancelled", "reason", "payment_declined"))
+                .isEqualTo(2);
+        assertThat(delta(before, after, "checkout_leases_granted_total", "step", "reserve-stock")).isEqualTo(7);
+        assertThat(delta(before, after, "checkout_leases_granted_total", "step", "authorize-payment")).isEqualTo(7);
+        assertThat(delta(before, after, "checkout_leases_granted_total", "step", "send-receipt")).isEqualTo(4);
+        assertThat(delta(before, after, "checkout_leases_granted_total", "step", "release-stock")).isEqualTo(2);
+        // tok_timeout_then_approve: one lookup finds it authorized; tok_unknown: 3 lookups (the test maximum), PENDING
+        assertThat(delta(before, after, "checkout_reconciliation_lookups_total")).isEqualTo(4);
+        assertThat(delta(before, after, "checkout_manual_review_total", "step", "reconcile-payment")).isEqualTo(1);
+        assertThat(delta(before, after, "checkout_leases_expired_total")).isZero();
+        assertThat(delta(before, after, "checkout_fencing_stale_results_rejected_total")).isZero();
+        // every checkout left 'created' once; two left reconciliation_pending (authorized, and manual review)
+        assertThat(delta(before, after, "checkout_state_duration_seconds_count", "state", "created")).isEqualTo(7);
+        assertThat(delta(before, after, "checkout_state_duration_seconds_count", "state", "reconciliation_pending"))
+                .isEqualTo(2);
+        // each lookup was due on a deadline, and db-scheduler's lag was measured for each
+        assertThat(delta(before, after, "checkout_deadline_lag_seconds_count", "deadline",
+                "checkout-reconciliation-due")).isEqualTo(4);
+        assertThat(delta(before, after, "checkout_activity_executions_total", "step", "authorize-payment",
+                "outcome", "authorized")).isEqualTo(3);
+
+        // Gauges read the durable state: what the read model holds now.
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+            Prometheus now = scrape();
+            assertThat(now.value("checkout_in_flight", "state", "manual_review"))
+                    .isEqualTo((double) count("SELECT count(*) FROM checkout_summary WHERE state = 'manual_review'"));
+            assertThat(now.value("checkout_callbacks_duplicates_total")).isEqualTo((double) count(
+                    "SELECT coalesce(sum(deliveries - 1), 0) FROM provider_notifications"));
+        });
+        assertThat(after.value("checkout_in_flight", "state", "manual_review")).isGreaterThanOrEqualTo(1);
+        assertThat(after.value("checkout_state_oldest_seconds", "state", "manual_review")).isGreaterThanOrEqualTo(0);
+    }
+
+    private Prometheus scrape() {
+        HttpApi.Response r = api.send("GET", "/actuator/prometheus", null, java.util.Map.of(), null);
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        return new Prometheus(r.body());
+    }
+
+    private static long delta(Prometheus before, Prometheus after, String name, String... labels) {
+        return Math.round(after.value(name, labels) - before.value(name, labels));
+    }
+}

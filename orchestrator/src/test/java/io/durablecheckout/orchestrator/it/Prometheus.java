@@ -1,0 +1,58 @@
+package io.durablecheckout.orchestrator.it;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/** A scrape of /actuator/prometheus, read back into numbers: sum of every series of a name whose labels match. */
+public final class Prometheus {
+
+    private static final Pattern LINE = Pattern.compile("^([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{(.*)})?\\s+(\\S+)");
+    private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\]|\\\\.)*)\"");
+
+    private final Map<String, Map<Map<String, String>, Double>> series = new LinkedHashMap<>();
+
+    public Prometheus(String text) {
+        for (String line : text.split("\n")) {
+            if (line.startsWith("#") || line.isBlank()) {
+                continue;
+            }
+            Matcher m = LINE.matcher(line);
+            if (!m.find()) {
+                continue;
+            }
+            Map<String, String> labels = new LinkedHashMap<>();
+            if (m.group(3) != null) {
+                Matcher l = LABEL.matcher(m.group(3));
+                while (l.find()) {
+                    labels.put(l.group(1), l.group(2));
+                }
+            }
+            series.computeIfAbsent(m.group(1), k -> new LinkedHashMap<>()).put(labels, Double.parseDouble(m.group(4)));
+        }
+    }
+
+    public boolean has(String name) {
+        return series.containsKey(name);
+    }
+
+    /** label pairs as "k", "v", "k2", "v2"; 0 when no series matches (a counter not yet incremented). */
+    public double value(String name, String... labels) {
+        Map<Map<String, String>, Double> all = series.getOrDefault(name, Map.of());
+        double sum = 0;
+        for (Map.Entry<Map<String, String>, Double> e : all.entrySet()) {
+            boolean match = true;
+            for (int i = 0; i + 1 < labels.length; i += 2) {
+                if (!labels[i + 1].equals(e.getKey().get(labels[i]))) {
+                    match = false;
+                    break;
+                }
+            }
+            if (match) {
+                sum += e.getValue();
+            }
+        }
+        return sum;
+    }
+}

@@ -1,0 +1,154 @@
+package io.durablecheckout.orchestrator.it;
+
+import io.durablecheckout.activities.inventory.InventoryAdmin;
+import io.durablecheckout.activities.payments.WebhookSecret;
+import io.durablecheckout.activities.payments.WebhookSignatures;
+import io.durablecheckout.api.values.TenantId;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Issue 10, acceptance 3: a notification for a checkout whose payment is unknown would settle it (confirm, sell the
+ * stock, send the receipt). Every forged, stale, replayed or mismatched one is refused and changes nothing; the
+ * correctly signed, matching one is applied (the control that shows the refusals are not vacuous).
+ */
+class WebhookSecurityIT extends IntegrationTestBase {
+
+    /** The public constant every earlier build fell back to. */
+    private static final String OLD_PUBLIC_SECRET = "simulator-webhook-secret";
+
+    @Autowired
+    WebhookSecret secret;
+
+    @Autowired
+    InventoryAdmin inventory;
+
+    @Test
+    void forgedStaleMismatchedAndReplayedNotificationsChangeNothingAndTheGenuineOneIsApplied() throws Exception {
+        String id = unknownPaymentCheckout();
+        long now = System.currentTimeMillis() / 1000;
+
+        // today's attack: signed with the old public constant, old header and new headers alike
+        String forged = notification(id, "demo", 2500, "EUR");
+        assertThat(postOldStyle(forged, hex(OLD_PUBLIC_SECRET, forged)).status()).isEqualTo(401);
+        assertThat(post(forged, now, WebhookSignatures.sign(OLD_PUBLIC_SECRET, now, forged)).status()).isEqualTo(401);
+        // a signature from the real secret over another timestamp is no signature for this one
+        assertThat(post(forged, now, WebhookSignatures.sign(secret.value(), now - 1, forged)).status()).isEqualTo(401);
+        assertThat(notificationRows(id)).isZero();
+
+        // stale: correctly signed, but ten minutes ago (tolerance five)
+        long stale = now - 600;
+        HttpApi.Response staleAnswer = post(forged, stale, WebhookSignatures.sign(secret.value(), stale, forged));
+        assertThat(staleAnswer.status()).isEqualTo(401);
+        assertThat(staleAnswer.json().get("type").asText()).endsWith("stale-signature");
+        assertThat(notificationRows(id)).isZero();
+
+        // correctly signed but not this operation's amount, currency or tenant: a dispute, nothing else
+        for (String mismatched : List.of(notification(id, "demo", 1, "EUR"), notification(id, "demo", 2500, "USD"),
+                notification(id, "another-tenant", 2500, "EUR"))) {
+            HttpApi.Response answer = post(mismatched, now, WebhookSignatures.sign(secret.value(), now, mismatched));
+            assertThat(answer.status()).as(answer.body()).isEqualTo(409);
+            assertThat(answer.json().get("type").asText()).endsWith("notification-disputed");
+        }
+        assertThat(count("SELECT count(*) FROM provider_notifications WHERE checkout_id = ? AND dispute IS NOT NULL", id))
+                .isEqualTo(3);
+        assertThat(count("SELECT count(*) FROM provider_notifications WHERE checkout_id = ? AND dispute LIKE '%tenant%'", id))
+                .isEqualTo(1);
+        assertThat(authorizedEvents(id)).isZero();
+
+        // the genuine notification settles the unknown payment ...
+        String genuine = notification(id, "demo", 2500, "EUR");
+        String signature = WebhookSignatures.sign(secret.value(), now, genuine);
+        HttpApi.Response accepted = post(genuine, now, signature);
+        assertThat(accepted.status()).as(accepted.body()).isEqualTo(202);
+        assertThat(accepted.json().get("result").asText()).isEqualTo("delivered");
+        await().atMost(Duration.ofSeconds(10)).until(() -> authorizedEvents(id) == 1);
+
+        // ... and the very same request again is a replay: refused, nothing recorded
+        long before = count("SELECT coalesce(sum(deliveries), 0) FROM provider_notifications WHERE checkout_id = ?", id);
+        HttpApi.Response replayed = post(genuine, now, signature);
+        assertThat(replayed.status()).isEqualTo(409);
+        assertThat(replayed.json().get("type").asText()).endsWith("replayed-notification");
+        assertThat(count("SELECT coalesce(sum(deliveries), 0) FROM provider_notifications WHERE checkout_id = ?", id))
+                .isEqualTo(before);
+        assertThat(authorizedEvents(id)).isEqualTo(1);
+    }
+
+    @Test
+    void anOversizeNotificationIsRefusedBeforeItsSignatureIsLookedAt() throws Exception {
+        String huge = "{\"pad\":\"" + "x".repeat(64 * 1024) + "\"}";
+        long now = System.currentTimeMillis() / 1000;
+        HttpApi.Response answer = post(huge, now, WebhookSignatures.sign(secret.value(), now, huge));
+        assertThat(answer.status()).isEqualTo(413);
+    }
+
+    // ------------------------------------------------------------------------------------------------ helpers
+
+    /** A checkout whose authorization timed out at the provider (tok_unknown): only evidence can settle it. */
+    private String unknownPaymentCheckout() {
+        String sku = "W-" + UUID.randomUUID().toString().substring(0, 8);
+        inventory.seed(new TenantId("demo"), sku, 10);
+        HttpApi.Response r = api.startCheckout("wh-" + UUID.randomUUID(), HttpApi.checkoutBody(sku, 1, 2500, "tok_unknown"));
+        assertThat(r.status()).as(r.body()).isEqualTo(202);
+        String id = r.json().get("checkoutId").asText();
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(() -> count(
+                "SELECT count(*) FROM domainevententry WHERE aggregateidentifier = ? "
+                        + "AND payloadtype LIKE '%.PaymentOutcomeUnknownEvent'", id) > 0);
+        return id;
+    }
+
+    private long authorizedEvents(String id) {
+        return count("SELECT count(*) FROM domainevententry WHERE aggregateidentifier = ? "
+                + "AND payloadtype LIKE '%.PaymentAuthorizedEvent'", id);
+    }
+
+    private long notificationRows(String id) {
+        return count("SELECT count(*) FROM provider_notifications WHERE checkout_id = ?", id);
+    }
+
+    private static String notification(String id, String tenant, long amount, String currency) {
+        return "{\"eventId\":\"evt-" + UUID.randomUUID() + "\",\"operationId\":\"" + id + "/authorize-payment\","
+                + "\"status\":\"AUTHORIZED\",\"reference\":\"SIM-FORGED\",\"tenantId\":\"" + tenant + "\","
+                + "\"amountMinor\":" + amount + ",\"currency\":\"" + currency + "\",\"occurredAt\":\"2026-01-01T00:00:00Z\"}";
+    }
+
+    private HttpApi.Response post(String body, long timestamp, String signature) throws Exception {
+        return send(body, Map.of(WebhookSignatures.TIMESTAMP_HEADER, Long.toString(timestamp),
+                WebhookSignatures.SIGNATURE_HEADER, signature));
+    }
+
+    private HttpApi.Response postOldStyle(String body, String signature) throws Exception {
+        return send(body, Map.of("X-Simulator-Signature", signature));
+    }
+
+    private HttpApi.Response send(String body, Map<String, String> headers) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/api/v1/payment-callbacks"))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        headers.forEach(b::header);
+        HttpResponse<String> r = HttpClient.newHttpClient().send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return new HttpApi.Response(r.statusCode(), r.headers().map(), r.body());
+    }
+
+    private static String hex(String secret, String body) throws Exception {
+        Mac mac = Mac.getInstance("HmacSHA256");
+        mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+        return HexFormat.of().formatHex(mac.doFinal(body.getBytes(StandardCharsets.UTF_8)));
+    }
+}
