@@ -35,8 +35,9 @@ public class ActivitiesAutoConfiguration {
     }
 
     /**
-     * Heartbeats from lease owners (docs/leases-and-fencing.md): a claim when an intent is picked up with less than
-     * {@code checkout.activities.lease-claim-margin} of its lease left, then one every
+     * Heartbeats from lease owners (docs/leases-and-fencing.md): a claim {@code checkout.activities.lease-claim-delay}
+     * after picking up an intent with less than {@code checkout.activities.lease-claim-margin} of its lease left, if
+     * the work still runs; then one every
      * {@code checkout.activities.heartbeat-interval} (keep it at most a third of the shortest lease) for at most
      * {@code checkout.activities.heartbeat-max-hold}.
      */
@@ -47,6 +48,8 @@ public class ActivitiesAutoConfiguration {
         return new HeartbeatLeaseKeeper(events, java.time.Clock.systemUTC(),
                 environment.getProperty("checkout.activities.lease-claim-margin", java.time.Duration.class,
                         java.time.Duration.ofSeconds(20)),
+                environment.getProperty("checkout.activities.lease-claim-delay", java.time.Duration.class,
+                        java.time.Duration.ofSeconds(1)),
                 environment.getProperty("checkout.activities.heartbeat-interval", java.time.Duration.class,
                         java.time.Duration.ofSeconds(10)),
                 environment.getProperty("checkout.activities.heartbeat-max-hold", java.time.Duration.class,

@@ -11,12 +11,11 @@ import org.slf4j.LoggerFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -24,9 +23,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * this keeper's thread (never in the worker's batch transaction, which would make it visible only with the result):
  * <ul>
  *   <li><b>the claim</b>: when a worker picks up an intent whose lease has less than {@code claimMargin} left (it
- *   waited in a queue, or its lease was deferred because nobody held it), a heartbeat is published before any work,
- *   and the Checkout starts the lease from that moment. A fresh intent sends none: its lease still has room, and its
- *   result normally arrives first;</li>
+ *   waited in a queue, or its lease was deferred because nobody held it) and is still working on it
+ *   {@code claimDelay} later, a heartbeat tells the Checkout that the lease is held, and the lease runs from then. A
+ *   fresh intent's first heartbeat comes after {@code interval}: its lease still has room, and its result normally
+ *   arrives first;</li>
  *   <li><b>renewals</b>: every {@code interval} while the work lasts (a slow provider call), so a call that outlives a
  *   fraction of the lease keeps it;</li>
  *   <li>for at most {@code maxHold}: a worker stuck for longer stops renewing, its lease runs out and a new owner is
@@ -42,6 +42,7 @@ public class HeartbeatLeaseKeeper implements LeaseKeeper, AutoCloseable {
     private final EventGateway events;
     private final Clock clock;
     private final Duration claimMargin;
+    private final Duration claimDelay;
     private final Duration interval;
     private final Duration maxHold;
     private final MeterRegistry meters;
@@ -51,11 +52,12 @@ public class HeartbeatLeaseKeeper implements LeaseKeeper, AutoCloseable {
         return t;
     });
 
-    public HeartbeatLeaseKeeper(EventGateway events, Clock clock, Duration claimMargin, Duration interval,
-                                Duration maxHold, MeterRegistry meters) {
+    public HeartbeatLeaseKeeper(EventGateway events, Clock clock, Duration claimMargin, Duration claimDelay,
+                                Duration interval, Duration maxHold, MeterRegistry meters) {
         this.events = events;
         this.clock = clock;
         this.claimMargin = claimMargin;
+        this.claimDelay = claimDelay;
         this.interval = interval;
         this.maxHold = maxHold;
         this.meters = meters;
@@ -64,30 +66,21 @@ public class HeartbeatLeaseKeeper implements LeaseKeeper, AutoCloseable {
     @Override
     public Hold hold(ActivityIntent intent) {
         Instant start = clock.instant();
-        if (Duration.between(start, intent.lease().expiresAt()).compareTo(claimMargin) < 0) {
-            claim(intent);
-        }
-        AtomicReference<ScheduledFuture<?>> renewals = new AtomicReference<>();
-        renewals.set(scheduler.scheduleAtFixedRate(() -> {
+        // Picked up late (little or none of the issued lease left): claim soon, so the lease starts running. Not at
+        // once and not on this thread: a worker that finishes within the delay never needed a claim (after a restart
+        // every intent is late, and a claim each would cost a transaction, a saga hop and an event per step).
+        boolean late = Duration.between(start, intent.lease().expiresAt()).compareTo(claimMargin) < 0;
+        long first = (late ? claimDelay : interval).toMillis();
+        AtomicReference<ScheduledFuture<?>> beats = new AtomicReference<>();
+        AtomicBoolean claimed = new AtomicBoolean();
+        beats.set(scheduler.scheduleAtFixedRate(() -> {
             if (Duration.between(start, clock.instant()).compareTo(maxHold) > 0) {
-                renewals.get().cancel(false); // stuck for too long: let the lease run out
+                beats.get().cancel(false); // stuck for too long: let the lease run out
                 return;
             }
-            beat(intent, "renewal");
-        }, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS));
-        return () -> renewals.get().cancel(false);
-    }
-
-    /** Waits for the claim to be stored, so the Checkout hears of it before any result. */
-    private void claim(ActivityIntent intent) {
-        try {
-            scheduler.submit(() -> beat(intent, "claim")).get(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException e) {
-            // Not fatal: without the claim the lease is deferred until it is heard of or presumed lost.
-            log.warn("Could not publish the claim of {}: {}", intent.lease().operationId(), e.toString());
-        }
+            beat(intent, claimed.getAndSet(true) ? "renewal" : "claim");
+        }, first, interval.toMillis(), TimeUnit.MILLISECONDS));
+        return () -> beats.get().cancel(false);
     }
 
     private void beat(ActivityIntent intent, String kind) {

@@ -385,13 +385,13 @@ public class Checkout {
         if (run == null || run.status != RunStatus.IN_FLIGHT || !run.lease.fencingToken().equals(expiry.fencingToken())) {
             return; // the result arrived, or a newer lease is in force
         }
-        if (!run.claimed && run.deferrals < policy.maxAttempts()) {
-            // Rule: a lease runs while an owner holds it. No worker has said it holds this one (a worker that picks
-            // an intent up late, or works long, sends a heartbeat first), so the intent still waits in a queue:
-            // re-issuing it would only queue a second copy behind the first. Checked again one lease later; after
-            // max-attempts such checks the intent is presumed lost and re-issued like an expired lease.
+        if (!run.claimed && run.deferrals == 0) {
+            // Rule: a lease runs while an owner holds it. No worker has said it holds this one (a worker that works
+            // long, or is stuck, sends a heartbeat), so the intent, or its result, still waits in a queue: re-issuing
+            // it would only queue a second copy. Deferred once, for the rest of max-attempts leases; if still nobody
+            // has claimed it by then, the intent is presumed lost and re-issued like an expired lease.
             Lease waiting = new Lease(run.lease.operationId(), run.lease.attempt(), run.lease.fencingToken(),
-                    dueAt.plus(policy.leaseFor(expiry.step())));
+                    dueAt.plus(policy.leaseFor(expiry.step()).multipliedBy(Math.max(1, policy.maxAttempts() - 1))));
             String deadlineId = deadlines.schedule(waiting.expiresAt(), Deadlines.LEASE_EXPIRED,
                     new LeaseExpiry(expiry.step(), waiting.fencingToken()), scope());
             apply(new ActivityLeaseDeferredEvent(checkoutId, expiry.step(), waiting),
