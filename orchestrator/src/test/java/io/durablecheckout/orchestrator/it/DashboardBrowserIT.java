@@ -74,7 +74,7 @@ class DashboardBrowserIT extends IntegrationTestBase {
         browser.get(url("/dashboard#/checkouts"));
         new Select(wait(10).until(ExpectedConditions.elementToBeClickable(By.id("f-state"))))
                 .selectByValue("manual_review");
-        browser.findElement(By.id("apply-filter")).click();
+        applyFilter();
         WebElement link = wait(15).until(ExpectedConditions.elementToBeClickable(
                 By.cssSelector("tr[data-id='" + id + "'] a.open")));
         assertThat(browser.findElements(By.cssSelector("#checkouts tbody tr")))
@@ -125,7 +125,7 @@ class DashboardBrowserIT extends IntegrationTestBase {
                 + "checkout_id = ? AND state_entered_at < now() - interval '3 seconds'", id) == 1);
         browser.get(url("/dashboard#/checkouts"));
         wait(10).until(ExpectedConditions.elementToBeClickable(By.id("f-stuck"))).click();
-        browser.findElement(By.id("apply-filter")).click();
+        applyFilter();
         WebElement row = wait(15).until(ExpectedConditions.visibilityOfElementLocated(
                 By.cssSelector("tr[data-id='" + id + "']")));
         assertThat(row.getText()).contains("stuck", "manual_review");
@@ -190,6 +190,16 @@ class DashboardBrowserIT extends IntegrationTestBase {
     }
 
     // ------------------------------------------------------------------------------------------------ helpers
+
+    /** Applies the filter form and waits until the list that was shown is gone (the page re-renders on the route). */
+    private void applyFilter() {
+        WebElement shown = wait(10).until(ExpectedConditions.presenceOfElementLocated(By.id("list")));
+        browser.findElement(By.id("apply-filter")).click();
+        wait(10).until(ExpectedConditions.stalenessOf(shown));
+        wait(15).until(ExpectedConditions.or(
+                ExpectedConditions.presenceOfElementLocated(By.id("checkouts")),
+                ExpectedConditions.presenceOfElementLocated(By.id("empty"))));
+    }
 
     private String manualReviewCheckout(String sku, long minor) {
         String id = api.startCheckout("browser-review-" + UUID.randomUUID(),
