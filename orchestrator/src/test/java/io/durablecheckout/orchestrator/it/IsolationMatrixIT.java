@@ -174,9 +174,8 @@ class IsolationMatrixIT extends IntegrationTestBase {
         if (pattern.startsWith("/api/v1/checkouts/")) return get ? Access.TENANT_OR_OPERATOR_READ : Access.TENANT_OWN;
         if (pattern.startsWith("/simulator/")) return Access.PUBLIC_DEMO;
         if (pattern.startsWith("/v3/api-docs")) return Access.OPERATOR_READ;
-        if (pattern.equals("/error") || pattern.equals("/login") || pattern.equals("/swagger-ui.html")) {
-            return Access.PUBLIC_DEMO; // no data behind them (Swagger UI reads /v3/api-docs, which is guarded)
-        }
+        if (pattern.startsWith("/swagger-ui")) return Access.PUBLIC_DEMO; // a static page; its document is protected
+        if (pattern.equals("/error") || pattern.equals("/login")) return Access.PUBLIC_DEMO; // no data behind them
         // The operators' dashboard: its own chain (@Order(1)), a session from the sign-in form; its tests cover roles.
         if (pattern.equals("/dashboard") || pattern.startsWith("/dashboard/")) return Access.SESSION;
         return null;
