@@ -108,6 +108,10 @@ class DashboardBrowserIT extends IntegrationTestBase {
         browser.findElement(By.id("ask-provider")).click();
         wait(10).until(ExpectedConditions.visibilityOfElementLocated(By.id("mismatch")));
         assertThat(browser.findElement(By.id("provider-says")).getText()).contains("PENDING");
+        // today's code makes the same decisions on this history
+        browser.findElement(By.id("replay-run")).click();
+        assertThat(wait(30).until(ExpectedConditions.visibilityOfElementLocated(By.id("replay-verdict"))).getText())
+                .contains("identical");
         browser.manage().window().setSize(new Dimension(1400, 2600));
         Browser.screenshot(browser, "detail");
         browser.manage().window().setSize(new Dimension(1400, 1000));
