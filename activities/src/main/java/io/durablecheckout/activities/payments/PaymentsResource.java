@@ -32,7 +32,8 @@ import java.util.Map;
  * Even if this transaction rolls back after the call, the provider deduplicates by the operation id.
  */
 @Component
-@ConditionalOnProperty(name = "checkout.activities.enabled", havingValue = "true", matchIfMissing = true)
+@ConditionalOnProperty(name = {"checkout.activities.enabled", "checkout.activities.payments.enabled"}, havingValue = "true",
+        matchIfMissing = true) // the service as its own process: docs/scaling.md
 public class PaymentsResource {
 
     public static final String OPERATIONS_TABLE = "payment_operations";
@@ -211,7 +212,11 @@ public class PaymentsResource {
      */
     public void recordResolution(OperationId authorizationOperationId, boolean authorized, String reference,
                                  String detail) {
-        recordAuthorizationOutcome(authorizationOperationId, authorized ? "AUTHORIZED" : "DECLINED", reference, detail);
+        savepoints.run(() -> {
+            recordAuthorizationOutcome(authorizationOperationId, authorized ? "AUTHORIZED" : "DECLINED", reference,
+                    detail);
+            return null;
+        });
     }
 
     private void recordAuthorizationOutcome(OperationId authorizationOperationId, String status, String reference,

@@ -140,8 +140,10 @@ public class PersonalDataVault {
                     + "VALUES (?, NULL, now(), ?, ?) ON CONFLICT (checkout_id) DO NOTHING", checkoutId, erasedBy, reason);
         }
         jdbc.update("UPDATE receipt_operations SET recipient = ? WHERE checkout_id = ?", ERASED, checkoutId);
-        jdbc.update("UPDATE outbound_messages SET recipient = ? WHERE operation_id LIKE ? ESCAPE '!'", ERASED,
-                checkoutId.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "/%");
+        String ofCheckout = checkoutId.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "/%";
+        jdbc.update("UPDATE outbound_messages SET recipient = ? WHERE operation_id LIKE ? ESCAPE '!'", ERASED, ofCheckout);
+        // The demo mail sink's copy of what was "sent" (a real mail adapter keeps its own records).
+        jdbc.update("UPDATE mail_sink_messages SET recipient = ? WHERE operation_id LIKE ? ESCAPE '!'", ERASED, ofCheckout);
         return erased == 1;
     }
 

@@ -47,7 +47,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
         "org.axonframework.springboot.autoconfig.UpdateCheckerAutoConfiguration",
         "org.axonframework.springboot.autoconfig.XStreamAutoConfiguration"})
 @EnableConfigurationProperties(SimulatorProperties.class)
-@Import({PaymentProviderSimulator.class, SimulatorLedger.class, SimulatorWebhookSender.class,
+@Import({PaymentProviderSimulator.class, SimulatorLedger.class, SimulatorWebhookSender.class, SimulatorFaults.class,
         SimulatorTestApplication.WebhookReceiver.class})
 public class SimulatorTestApplication {
 

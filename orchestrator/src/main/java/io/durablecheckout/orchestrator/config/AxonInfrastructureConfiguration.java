@@ -116,7 +116,7 @@ public class AxonInfrastructureConfiguration {
 
     @Bean
     public PersistenceExceptionResolver persistenceExceptionResolver() {
-        return new JdbcSQLErrorCodesResolver();
+        return new PostgresDuplicateKeyResolver(); // Axon's JDBC resolver misses PostgreSQL's 23505
     }
 
     /** Events in PostgreSQL with bytea payloads (the JPA engine would use large objects). Not with Axon Server. */

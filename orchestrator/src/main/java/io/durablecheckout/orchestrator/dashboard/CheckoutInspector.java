@@ -66,7 +66,8 @@ public class CheckoutInspector {
                 folded = CheckoutViewFolder.fold(folded, e, m.getSequenceNumber(), m.getTimestamp());
             }
             timeline.add(new TimelineEntry(m.getSequenceNumber(), m.getPayloadType().getSimpleName(),
-                    m.getTimestamp().toString(), folded == null ? null : folded.state, payload,
+                    m.getTimestamp().toString(), folded == null ? null : folded.state,
+                    checkouts.revealedPayload(checkoutId, payload), // personal data opened, or [erased]
                     Map.copyOf(m.getMetaData())));
             if (payload instanceof PaymentReconciliationRequestedEvent r) {
                 Map<String, Object> l = new LinkedHashMap<>();

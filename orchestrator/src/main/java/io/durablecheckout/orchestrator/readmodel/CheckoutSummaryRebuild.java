@@ -192,6 +192,10 @@ public class CheckoutSummaryRebuild {
         // Waiting for the lock queues new reads behind this transaction: bounded, the rebuild fails rather than
         // stall reads (an operator runs it again).
         jdbc.execute("SET LOCAL lock_timeout = '5s'");
+        // the live table's own triggers (the dashboard's state counts), recreated on the new table under their names
+        List<String> triggers = jdbc.queryForList("SELECT pg_get_triggerdef(oid) FROM pg_trigger"
+                + " WHERE tgrelid = to_regclass(?) AND NOT tgisinternal ORDER BY tgname", String.class,
+                CheckoutSummaryRepository.TABLE);
         jdbc.execute("DROP TABLE " + CheckoutSummaryRepository.TABLE);
         jdbc.execute("ALTER TABLE " + CheckoutSummaryRepository.SHADOW_TABLE + " RENAME TO "
                 + CheckoutSummaryRepository.TABLE);
@@ -199,6 +203,13 @@ public class CheckoutSummaryRebuild {
                 + "pkey TO checkout_summary_pkey");
         for (String[] index : indexes) {
             jdbc.execute("ALTER INDEX " + shadowName(index[0]) + " RENAME TO " + index[0]);
+        }
+        triggers.forEach(jdbc::execute);
+        // What those triggers keep was kept for the old rows: count the new ones (the shadow table had no triggers).
+        if (jdbc.queryForObject("SELECT to_regclass('checkout_state_counts') IS NOT NULL", Boolean.class)) {
+            jdbc.execute("DELETE FROM checkout_state_counts");
+            jdbc.execute("INSERT INTO checkout_state_counts (tenant_id, state, n)"
+                    + " SELECT tenant_id, state, count(*) FROM " + CheckoutSummaryRepository.TABLE + " GROUP BY 1, 2");
         }
     }
 

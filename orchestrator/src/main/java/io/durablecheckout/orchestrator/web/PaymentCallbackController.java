@@ -2,7 +2,6 @@ package io.durablecheckout.orchestrator.web;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.durablecheckout.activities.payments.HttpPaymentProvider;
 import io.durablecheckout.activities.payments.WebhookSecret;
 import io.durablecheckout.activities.payments.WebhookSignatures;
 import io.durablecheckout.api.activity.PaymentLookupOutcome;
@@ -45,7 +44,7 @@ import java.util.regex.Pattern;
  */
 @RestController
 @ConditionalOnProperty(name = "checkout.orchestrator.enabled", havingValue = "true", matchIfMissing = true)
-public class PaymentCallbackController {
+public class PaymentCallbackController implements org.springframework.beans.factory.SmartInitializingSingleton {
 
     public static final String PATH = "/api/v1/payment-callbacks";
     /** A notification is a few hundred bytes; anything much bigger is not one. */
@@ -78,6 +77,12 @@ public class PaymentCallbackController {
         this.clock = clock;
         this.secret = secret;
         this.tolerance = env.getProperty("checkout.payments.webhook-tolerance", Duration.class, Duration.ofMinutes(5));
+    }
+
+    /** Resolve (for the demo: generate) the secret at startup, not in the first request that needs it. */
+    @Override
+    public void afterSingletonsInstantiated() {
+        secret.value();
     }
 
     @PostMapping(PATH)
@@ -169,12 +174,17 @@ public class PaymentCallbackController {
         List<String> errors = new ArrayList<>();
         String eventId = token(n, "eventId", true, errors);
         String operationId = token(n, "operationId", true, errors);
-        // The provider's text: any length it likes, stored bounded (as the provider client stores it).
+        // The provider's reference, refused here when it could not be stored (255 characters, printable), like the
+        // payments resource refuses it (Bounds): a notification we cannot record whole changes nothing.
         JsonNode ref = n.path("reference");
         String reference = null;
         if (!ref.isMissingNode() && !ref.isNull()) {
-            if (ref.isTextual()) reference = HttpPaymentProvider.bounded(ref.asText());
-            else errors.add("reference: a string");
+            if (!ref.isTextual() || ref.asText().isEmpty() || ref.asText().length() > 255
+                    || !TextLimits.printable(ref.asText())) {
+                errors.add("reference: 1 to 255 printable characters");
+            } else {
+                reference = ref.asText();
+            }
         }
         String tenantId = token(n, "tenantId", true, errors);
         String status = n.path("status").isTextual() ? n.path("status").asText() : null;

@@ -43,6 +43,12 @@ class DashboardApiIT extends IntegrationTestBase {
         assertThat(new DashboardSession(port).signIn("someone-else", HttpApi.OPERATOR_KEY)).contains("error");
         assertThat(new DashboardSession(port).signIn("", HttpApi.DEMO_KEY)).contains("error");
 
+        // signing out ends the session
+        DashboardSession leaving = signedIn();
+        assertThat(leaving.get("/dashboard/api/me").status()).isEqualTo(200);
+        assertThat(leaving.signOut()).startsWith("302").endsWith("/login?logout");
+        assertThat(leaving.get("/dashboard/api/me").status()).isEqualTo(401);
+
         // revoking the key ends the session's rights at once
         String keyId = reader.get("/dashboard/api/me").json().path("keyId").asText();
         apiKeys.revoke(keyId, "test");

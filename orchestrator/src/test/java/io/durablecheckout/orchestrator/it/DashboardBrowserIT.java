@@ -178,6 +178,12 @@ class DashboardBrowserIT extends IntegrationTestBase {
         browser.manage().window().setSize(new Dimension(1400, 1700));
         Browser.screenshot(browser, "processors");
         browser.manage().window().setSize(new Dimension(1400, 1000));
+        // the HTTP API in Swagger UI, from the dashboard's link, on the same sign-in
+        browser.get(url("/dashboard#/checkouts"));
+        String swagger = wait(10).until(ExpectedConditions.presenceOfElementLocated(By.id("nav-api"))).getAttribute("href");
+        browser.get(swagger);
+        wait(20).until(ExpectedConditions.presenceOfElementLocated(By.cssSelector(".opblock")));
+        assertThat(browser.findElement(By.tagName("body")).getText()).contains("/api/v1/checkouts");
         browser.get(url("/dashboard#/money"));
         wait(10).until(ExpectedConditions.presenceOfElementLocated(By.id("money-table")));
         Browser.screenshot(browser, "money-at-risk");

@@ -34,7 +34,7 @@ import static org.awaitility.Awaitility.await;
  * it also writes one bundle per distinct path (sequence of event types) into the replay corpus, which the unit test
  * {@code ReplayCorpusTest} replays on every build (docs/replay.md, "Recording the corpus").
  */
-@Order(Integer.MAX_VALUE)
+@Order(Integer.MAX_VALUE - 1) // before LogHygieneIT, after the rest
 class ReplayCorpusIT extends IntegrationTestBase {
 
     static final Path CORPUS = Path.of("src/test/resources/replay-corpus");

@@ -1,0 +1,74 @@
+package io.durablecheckout.orchestrator.it;
+
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Issue 10, acceptance 5 (second half): no log line written during this test run holds an e-mail address or a
+ * payment token. Runs after every other integration test of the JVM ({@code @Order}, see
+ * junit-platform.properties) and reads this JVM's own log copy (logback-test.xml) and the logs of the application
+ * processes the tests started (target/*.log) since this JVM began.
+ */
+@Order(Integer.MAX_VALUE)
+class LogHygieneIT {
+
+    static final Pattern EMAIL = Pattern.compile("[A-Za-z0-9._%+-]*[A-Za-z._%+-][A-Za-z0-9._%+-]*@[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)*\\.[A-Za-z]{2,}");
+    static final Pattern PAYMENT_TOKEN = Pattern.compile("\\btok_[a-z_]+");
+
+    @Test
+    void theScannerRecognisesWhatItLooksFor() {
+        assertThat(leaks(List.of("customer a@example.com paid", "token tok_timeout_then_approve",
+                "12345@build-host.example.net started", "ok line"))).hasSize(2);
+    }
+
+    @Test
+    void noLogLineOfThisRunHoldsAnEmailAddressOrAPaymentToken() throws IOException {
+        Instant since = ProcessHandle.current().info().startInstant().orElse(Instant.EPOCH);
+        List<Path> logs = new ArrayList<>();
+        Path own = Path.of("target", "test-logs", "test-run-" + ProcessHandle.current().pid() + ".log");
+        assertThat(own).as("this JVM's log copy (logback-test.xml)").exists();
+        logs.add(own);
+        try (Stream<Path> nodes = Files.list(Path.of("target"))) {
+            nodes.filter(p -> p.toString().endsWith(".log"))
+                    .filter(p -> p.toFile().lastModified() >= since.toEpochMilli())
+                    .forEach(logs::add);
+        }
+        List<String> leaks = new ArrayList<>();
+        long lines = 0;
+        for (Path log : logs) {
+            List<String> content = Files.readAllLines(log, StandardCharsets.ISO_8859_1);
+            lines += content.size();
+            leaks(content).forEach(line -> leaks.add(log.getFileName() + ": " + line));
+        }
+        assertThat(lines).as("lines read from %s", logs).isPositive();
+        assertThat(leaks).as("log lines with personal data, of %d lines in %d files", lines, logs.size()).isEmpty();
+    }
+
+    static List<String> leaks(List<String> lines) {
+        List<String> out = new ArrayList<>();
+        for (String line : lines) {
+            var email = EMAIL.matcher(line);
+            boolean personal = false;
+            while (email.find()) {
+                String local = email.group().substring(0, email.group().indexOf('@'));
+                if (!local.chars().allMatch(Character::isDigit)) personal = true; // pid@host is a node id
+            }
+            if (personal || PAYMENT_TOKEN.matcher(line).find()) {
+                out.add(line.length() > 300 ? line.substring(0, 300) + "…" : line);
+            }
+        }
+        return out;
+    }
+}
