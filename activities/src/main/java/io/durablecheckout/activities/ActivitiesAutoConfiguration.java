@@ -83,7 +83,8 @@ public class ActivitiesAutoConfiguration {
     /** The real HTTP adapter unless the application supplies another {@link PaymentProvider}. */
     @Bean
     @ConditionalOnMissingBean(PaymentProvider.class)
-    @ConditionalOnProperty(name = "checkout.activities.enabled", havingValue = "true", matchIfMissing = true)
+    @ConditionalOnProperty(name = {"checkout.activities.enabled", "checkout.activities.payments.enabled"},
+            havingValue = "true", matchIfMissing = true)
     public HttpPaymentProvider httpPaymentProvider(PaymentsProperties properties, Environment environment) {
         return HttpPaymentProvider.from(properties, environment);
     }

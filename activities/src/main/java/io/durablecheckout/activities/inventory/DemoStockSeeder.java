@@ -18,7 +18,8 @@ import java.util.List;
  * restart never resets stock that checkouts hold. Off with {@code checkout.demo.enabled=false}.
  */
 @Component
-@ConditionalOnProperty(name = {"checkout.activities.enabled", "checkout.demo.enabled"}, havingValue = "true",
+@ConditionalOnProperty(name = {"checkout.activities.enabled", "checkout.activities.inventory.enabled", "checkout.demo.enabled"},
+        havingValue = "true",
         matchIfMissing = true)
 public class DemoStockSeeder implements ApplicationRunner {
 

@@ -30,7 +30,8 @@ import java.util.TreeMap;
  * reservations and releases cannot deadlock each other.
  */
 @Component
-@ConditionalOnProperty(name = "checkout.activities.enabled", havingValue = "true", matchIfMissing = true)
+@ConditionalOnProperty(name = {"checkout.activities.enabled", "checkout.activities.inventory.enabled"}, havingValue = "true",
+        matchIfMissing = true) // the service as its own process: docs/scaling.md
 public class InventoryResource {
 
     public static final String OPERATIONS_TABLE = "inventory_operations";

@@ -31,7 +31,8 @@ import org.springframework.stereotype.Component;
  */
 @Component
 @ProcessingGroup(InventoryWorker.PROCESSING_GROUP)
-@ConditionalOnProperty(name = "checkout.activities.enabled", havingValue = "true", matchIfMissing = true)
+@ConditionalOnProperty(name = {"checkout.activities.enabled", "checkout.activities.inventory.enabled"}, havingValue = "true",
+        matchIfMissing = true) // the service as its own process: docs/scaling.md
 public class InventoryWorker {
 
     public static final String PROCESSING_GROUP = "inventory";

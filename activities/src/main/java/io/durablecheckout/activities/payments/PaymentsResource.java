@@ -32,7 +32,8 @@ import java.util.Map;
  * Even if this transaction rolls back after the call, the provider deduplicates by the operation id.
  */
 @Component
-@ConditionalOnProperty(name = "checkout.activities.enabled", havingValue = "true", matchIfMissing = true)
+@ConditionalOnProperty(name = {"checkout.activities.enabled", "checkout.activities.payments.enabled"}, havingValue = "true",
+        matchIfMissing = true) // the service as its own process: docs/scaling.md
 public class PaymentsResource {
 
     public static final String OPERATIONS_TABLE = "payment_operations";

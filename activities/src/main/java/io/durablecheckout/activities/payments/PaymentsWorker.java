@@ -35,7 +35,8 @@ import org.springframework.stereotype.Component;
  */
 @Component
 @ProcessingGroup(PaymentsWorker.PROCESSING_GROUP)
-@ConditionalOnProperty(name = "checkout.activities.enabled", havingValue = "true", matchIfMissing = true)
+@ConditionalOnProperty(name = {"checkout.activities.enabled", "checkout.activities.payments.enabled"}, havingValue = "true",
+        matchIfMissing = true) // the service as its own process: docs/scaling.md
 public class PaymentsWorker {
 
     public static final String PROCESSING_GROUP = "payments";

@@ -28,7 +28,8 @@ import java.util.Map;
  * is sent for that operation again.
  */
 @Component
-@ConditionalOnProperty(name = "checkout.activities.enabled", havingValue = "true", matchIfMissing = true)
+@ConditionalOnProperty(name = {"checkout.activities.enabled", "checkout.activities.receipts.enabled"}, havingValue = "true",
+        matchIfMissing = true) // the service as its own process: docs/scaling.md
 public class ReceiptsResource {
 
     public static final String OPERATIONS_TABLE = "receipt_operations";

@@ -24,7 +24,8 @@ import java.util.Locale;
 /** Executes receipt and cancellation-notice intents in the "receipts" processor's transaction. */
 @Component
 @ProcessingGroup(ReceiptsWorker.PROCESSING_GROUP)
-@ConditionalOnProperty(name = "checkout.activities.enabled", havingValue = "true", matchIfMissing = true)
+@ConditionalOnProperty(name = {"checkout.activities.enabled", "checkout.activities.receipts.enabled"}, havingValue = "true",
+        matchIfMissing = true) // the service as its own process: docs/scaling.md
 public class ReceiptsWorker {
 
     public static final String PROCESSING_GROUP = "receipts";

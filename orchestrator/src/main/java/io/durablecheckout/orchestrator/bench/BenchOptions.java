@@ -42,7 +42,8 @@ record BenchOptions(
         double burstFactor,
         double burstRate,
         int burstCalibration,
-        int burstBacklogLimit) {
+        int burstBacklogLimit,
+        List<Integer> clusterNodes) {
 
     static final String USAGE = """
             CheckoutBenchmark: the standard checkout workload (see docs/benchmarks.md)
@@ -71,6 +72,8 @@ record BenchOptions(
                                     --burst-factor=2 times it for --burst-seconds=30 (or at --burst-rate=N per s),
                                     with checkout.admission.max-backlog=--burst-backlog-limit=1000; reports 202s,
                                     429s, lease expiries and repeated executions (from the application's metrics)
+              --cluster=1,2,3       throughput with that many application processes on one PostgreSQL (HTTP,
+                                    round-robin; C from --concurrency; --jar, --app-jvm-option as for --recovery)
               --app-property=k=v    (repeatable) extra property for every application started (experiments only)
               --seed=42             seed of the generated checkouts
               --wait-quiet=PCT      before each run, wait until the machine is less than PCT % busy (others compiling)
@@ -109,6 +112,7 @@ record BenchOptions(
         double burstRate = 0;
         int burstCalibration = 1500;
         int burstBacklogLimit = 1000;
+        List<Integer> clusterNodes = List.of();
         for (String arg : args) {
             if (!arg.startsWith("--")) {
                 throw new IllegalArgumentException("unexpected argument " + arg + "\n" + USAGE);
@@ -148,6 +152,7 @@ record BenchOptions(
                 case "burst-rate" -> burstRate = Double.parseDouble(require(name, value));
                 case "burst-calibration" -> burstCalibration = positive(name, value);
                 case "burst-backlog-limit" -> burstBacklogLimit = Integer.parseInt(require(name, value));
+                case "cluster" -> clusterNodes = list(name, value).stream().map(Integer::parseInt).toList();
                 case "help" -> throw new IllegalArgumentException(USAGE);
                 default -> throw new IllegalArgumentException("unknown option --" + name + "\n" + USAGE);
             }
@@ -155,7 +160,7 @@ record BenchOptions(
         return new BenchOptions(jdbcUrl, user, password, n, warmup, jvmWarmup, concurrency, modes, transports, matrix,
                 skipCeiling, lag, lagCheckouts, lagWait, recovery, recoveryCheckouts, jar, List.copyOf(appJvmOptions),
                 replay, replayCheckouts, replayCopies, List.copyOf(appProperties), seed, quietBelow, quietWaitMax, burst, burstSeconds,
-                burstFactor, burstRate, burstCalibration, burstBacklogLimit);
+                burstFactor, burstRate, burstCalibration, burstBacklogLimit, clusterNodes);
     }
 
     /** The same options with one more application property (for one run). */
@@ -165,7 +170,7 @@ record BenchOptions(
         return new BenchOptions(jdbcUrl, user, password, n, warmup, jvmWarmup, concurrency, modes, transports, matrix,
                 skipCeiling, lag, lagCheckouts, lagWait, recovery, recoveryCheckouts, jar, appJvmOptions, replay,
                 replayCheckouts, replayCopies, List.copyOf(properties), seed, quietBelowPercent, quietWaitMax, burst, burstSeconds,
-                burstFactor, burstRate, burstCalibration, burstBacklogLimit);
+                burstFactor, burstRate, burstCalibration, burstBacklogLimit, clusterNodes);
     }
 
     private static String require(String name, String value) {

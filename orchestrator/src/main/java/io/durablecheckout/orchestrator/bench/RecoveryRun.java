@@ -154,12 +154,16 @@ final class RecoveryRun {
         if (options.jar() != null) {
             return options.jar();
         }
+        return packagedJar();
+    }
+
+    static Path packagedJar() {
         // Started as documented (java -cp the-jar … PropertiesLauncher): the class path is the application's jar.
         String classPath = System.getProperty("java.class.path");
         if (classPath != null && classPath.endsWith(".jar") && !classPath.contains(java.io.File.pathSeparator)) {
             return Path.of(classPath).toAbsolutePath();
         }
-        throw new IllegalStateException("--recovery needs the packaged application: pass --jar=PATH");
+        throw new IllegalStateException("--recovery and --cluster need the packaged application: pass --jar=PATH");
     }
 
     /** One operating-system process of the application. */

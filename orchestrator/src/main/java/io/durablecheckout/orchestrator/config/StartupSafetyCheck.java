@@ -52,7 +52,9 @@ public class StartupSafetyCheck implements BeanFactoryPostProcessor, Environment
             return problems; // the embedded demo
         }
         boolean orchestrator = flag(env, "checkout.orchestrator.enabled", true);
-        boolean activities = flag(env, "checkout.activities.enabled", true);
+        // the provider URL matters only where the payments service runs (split deployment: docs/scaling.md)
+        boolean activities = flag(env, "checkout.activities.enabled", true)
+                && flag(env, "checkout.activities.payments.enabled", true);
         boolean simulator = flag(env, "checkout.simulator.enabled", true);
         boolean demo = flag(env, "checkout.demo.enabled", true);
         boolean signsOrVerifies = orchestrator || (simulator && flag(env, "checkout.simulator.webhooks.enabled", false));

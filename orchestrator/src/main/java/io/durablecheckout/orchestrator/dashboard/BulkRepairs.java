@@ -24,6 +24,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * durable record of each action is the checkout's own history (who, why, when on every event).
  */
 @Component
+@org.springframework.boot.autoconfigure.condition.ConditionalOnProperty(name = "checkout.orchestrator.enabled",
+        havingValue = "true", matchIfMissing = true) // it repairs through OperatorController, an orchestrator role bean
 public class BulkRepairs {
 
     private final OperatorController operator;

@@ -16,7 +16,12 @@ import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.authority.SimpleGrantedAuthority;
 import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.header.writers.ContentSecurityPolicyHeaderWriter;
+import org.springframework.security.web.header.writers.DelegatingRequestMatcherHeaderWriter;
 import org.springframework.security.web.servlet.util.matcher.PathPatternRequestMatcher;
+import org.springframework.security.web.util.matcher.AndRequestMatcher;
+import org.springframework.security.web.util.matcher.OrRequestMatcher;
+import org.springframework.security.web.util.matcher.RequestMatcher;
 
 import java.io.Serializable;
 import java.security.Principal;
@@ -27,7 +32,8 @@ import static io.durablecheckout.orchestrator.tenancy.Caller.Role.OPERATOR_REPAI
 /**
  * The operators' dashboard: form login with an operator API key (and, optionally, the key's account name), a session
  * cookie, CSRF tokens on every POST (the page reads its token from /dashboard/api/me), logout. Ordered before the
- * API's bearer chain (SecurityConfiguration), and only for /dashboard/**, /login and /logout. A tenant key signs in
+ * API's bearer chain (SecurityConfiguration), and only for /dashboard/**, /login, /logout, and Swagger UI with its
+ * OpenAPI document when a browser asks without a bearer key. A tenant key signs in
  * to nothing; a key with operator-read sees everything and repairs nothing; operator-repair may act. The key is
  * checked again on every dashboard request (DashboardAccess), so a revoked key ends its sessions at once.
  */
@@ -48,13 +54,21 @@ public class DashboardSecurityConfiguration {
     @Order(DASHBOARD_CHAIN_ORDER)
     public SecurityFilterChain dashboardChain(HttpSecurity http, ApiKeys apiKeys) throws Exception {
         PathPatternRequestMatcher.Builder path = PathPatternRequestMatcher.withDefaults();
-        http.securityMatcher("/dashboard", "/dashboard/**", "/login", "/logout")
+        // Swagger UI and the OpenAPI document, opened from the dashboard in a browser signed in here (a session, no
+        // bearer key); any other request for them stays with the bearer chain (SecurityConfiguration.surfaceChain).
+        RequestMatcher apiDocsInBrowser = new AndRequestMatcher(new OrRequestMatcher(path.matcher("/swagger-ui.html"),
+                path.matcher("/swagger-ui/**"), path.matcher("/v3/api-docs"), path.matcher("/v3/api-docs/**")),
+                request -> request.getHeader("Authorization") == null && request.getRequestedSessionId() != null);
+        http.securityMatcher(new OrRequestMatcher(path.matcher("/dashboard"), path.matcher("/dashboard/**"),
+                        path.matcher("/login"), path.matcher("/logout"), apiDocsInBrowser))
                 .authenticationManager(new ProviderManager(operatorKeys(apiKeys)))
                 .formLogin(f -> f.loginPage("/login").loginProcessingUrl("/login")
                         .defaultSuccessUrl("/dashboard", true).failureUrl("/login?error").permitAll())
                 .logout(l -> l.logoutUrl("/logout").logoutSuccessUrl("/login?logout"))
-                .headers(h -> h.contentSecurityPolicy(c -> c.policyDirectives(
-                        "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'; form-action 'self'")))
+                .headers(h -> h.addHeaderWriter(new DelegatingRequestMatcherHeaderWriter( // the dashboard's own pages
+                        new OrRequestMatcher(path.matcher("/dashboard/**"), path.matcher("/login")),
+                        new ContentSecurityPolicyHeaderWriter("default-src 'self'; img-src 'self' data:; "
+                                + "frame-ancestors 'none'; form-action 'self'"))))
                 .exceptionHandling(e -> e.defaultAuthenticationEntryPointFor((request, response, ex) ->
                                 Problems.write(response, HttpStatus.UNAUTHORIZED, "unauthorized", "Sign in",
                                         "The dashboard needs an operator signed in at /login", request.getRequestURI()),
@@ -65,6 +79,7 @@ public class DashboardSecurityConfiguration {
                         .hasRole(OPERATOR_REPAIR.name())
                         .requestMatchers("/dashboard", "/dashboard/**")
                         .hasAnyRole(OPERATOR_READ.name(), OPERATOR_REPAIR.name())
+                        .requestMatchers(apiDocsInBrowser).hasAnyRole(OPERATOR_READ.name(), OPERATOR_REPAIR.name())
                         .anyRequest().denyAll());
         return http.build();
     }

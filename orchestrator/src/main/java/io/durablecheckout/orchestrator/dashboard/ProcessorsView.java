@@ -57,11 +57,15 @@ public class ProcessorsView {
             tokens.computeIfAbsent(rs.getString(1), k -> new ArrayList<>()).add(seg);
         });
         List<Map<String, Object>> out = new ArrayList<>();
-        for (Map.Entry<String, EventProcessor> e : processing.eventProcessors().entrySet()) {
+        // this node's processors, then those only other nodes run (the split deployment): their owners are in the
+        // token store too, so the page shows every processor of the cluster
+        Map<String, EventProcessor> all = new LinkedHashMap<>(processing.eventProcessors());
+        tokens.keySet().forEach(name -> all.putIfAbsent(name, null));
+        for (Map.Entry<String, EventProcessor> e : all.entrySet()) {
             Map<String, Object> p = new LinkedHashMap<>();
             p.put("name", e.getKey());
-            p.put("running", e.getValue().isRunning());
-            p.put("error", e.getValue().isError());
+            p.put("running", e.getValue() != null && e.getValue().isRunning());
+            p.put("error", e.getValue() != null && e.getValue().isError());
             Map<Integer, EventTrackerStatus> local = e.getValue() instanceof StreamingEventProcessor s
                     ? s.processingStatus() : Map.of();
             List<Map<String, Object>> segments = tokens.getOrDefault(e.getKey(), List.of());

@@ -7,8 +7,9 @@ import org.axonframework.eventhandling.GapAwareTrackingToken;
 import org.axonframework.eventhandling.StreamingEventProcessor;
 import org.axonframework.eventhandling.tokenstore.TokenStore;
 import org.axonframework.serialization.Serializer;
-import org.axonframework.serialization.SimpleSerializedObject;
 import org.axonframework.serialization.SimpleSerializedType;
+import io.durablecheckout.orchestrator.replay.EventUpcasters;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
@@ -51,7 +52,7 @@ public class CheckoutSummaryRebuild {
     private final CheckoutSummaryRepository repository;
 
     public CheckoutSummaryRebuild(JdbcTemplate jdbc, PlatformTransactionManager transactionManager,
-                                  Serializer serializer, TokenStore tokenStore,
+                                  @Qualifier("eventSerializer") Serializer serializer, TokenStore tokenStore,
                                   org.axonframework.config.EventProcessingConfiguration processing,
                                   CheckoutSummaryRepository repository) {
         this.jdbc = jdbc;
@@ -143,8 +144,7 @@ public class CheckoutSummaryRebuild {
             if (view != null && view.version >= sequence) {
                 return;
             }
-            CheckoutEvent event = serializer.deserialize(
-                    new SimpleSerializedObject<>(rs.getBytes(6), byte[].class, type, revision));
+            CheckoutEvent event = EventUpcasters.deserialize(serializer, rs.getBytes(6), type, revision);
             Instant at = DateTimeUtils.parseInstant(rs.getString(3));
             current[0] = CheckoutViewFolder.fold(view, event, sequence, at);
             events[0]++;
@@ -192,6 +192,10 @@ public class CheckoutSummaryRebuild {
         // Waiting for the lock queues new reads behind this transaction: bounded, the rebuild fails rather than
         // stall reads (an operator runs it again).
         jdbc.execute("SET LOCAL lock_timeout = '5s'");
+        // the live table's own triggers (the dashboard's state counts), recreated on the new table under their names
+        List<String> triggers = jdbc.queryForList("SELECT pg_get_triggerdef(oid) FROM pg_trigger"
+                + " WHERE tgrelid = to_regclass(?) AND NOT tgisinternal ORDER BY tgname", String.class,
+                CheckoutSummaryRepository.TABLE);
         jdbc.execute("DROP TABLE " + CheckoutSummaryRepository.TABLE);
         jdbc.execute("ALTER TABLE " + CheckoutSummaryRepository.SHADOW_TABLE + " RENAME TO "
                 + CheckoutSummaryRepository.TABLE);
@@ -199,6 +203,13 @@ public class CheckoutSummaryRebuild {
                 + "pkey TO checkout_summary_pkey");
         for (String[] index : indexes) {
             jdbc.execute("ALTER INDEX " + shadowName(index[0]) + " RENAME TO " + index[0]);
+        }
+        triggers.forEach(jdbc::execute);
+        // What those triggers keep was kept for the old rows: count the new ones (the shadow table had no triggers).
+        if (jdbc.queryForObject("SELECT to_regclass('checkout_state_counts') IS NOT NULL", Boolean.class)) {
+            jdbc.execute("DELETE FROM checkout_state_counts");
+            jdbc.execute("INSERT INTO checkout_state_counts (tenant_id, state, n)"
+                    + " SELECT tenant_id, state, count(*) FROM " + CheckoutSummaryRepository.TABLE + " GROUP BY 1, 2");
         }
     }
 

@@ -196,9 +196,9 @@ public final class CheckoutViewFolder {
         } else if (event instanceof ActivityRetryScheduledEvent e) {
             CheckoutView.Activity a = activity(v, e.step());
             a.status = "retry_scheduled";
-            a.lastOutcome = e.detail();
+            a.lastOutcome = e.lastFailure();
             a.retryAt = e.retryAt();
-            v.waiting = new CheckoutView.Waiting(describe(e.step()) + " failed (" + e.detail() + "); retry scheduled",
+            v.waiting = new CheckoutView.Waiting(describe(e.step()) + " failed (" + e.lastFailure() + "); retry scheduled",
                     e.retryAt(), "try again under the same operation id " + e.operationId(), known(v), null);
         } else if (event instanceof ActivityLeaseRenewedEvent e) {
             CheckoutView.Activity a = activity(v, e.step());

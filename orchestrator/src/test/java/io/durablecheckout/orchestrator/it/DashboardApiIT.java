@@ -43,6 +43,12 @@ class DashboardApiIT extends IntegrationTestBase {
         assertThat(new DashboardSession(port).signIn("someone-else", HttpApi.OPERATOR_KEY)).contains("error");
         assertThat(new DashboardSession(port).signIn("", HttpApi.DEMO_KEY)).contains("error");
 
+        // signing out ends the session
+        DashboardSession leaving = signedIn();
+        assertThat(leaving.get("/dashboard/api/me").status()).isEqualTo(200);
+        assertThat(leaving.signOut()).startsWith("302").endsWith("/login?logout");
+        assertThat(leaving.get("/dashboard/api/me").status()).isEqualTo(401);
+
         // revoking the key ends the session's rights at once
         String keyId = reader.get("/dashboard/api/me").json().path("keyId").asText();
         apiKeys.revoke(keyId, "test");
@@ -73,6 +79,14 @@ class DashboardApiIT extends IntegrationTestBase {
             assertThat(rows.get(0).path("checkoutId").asText()).isEqualTo(id);
         }
         assertThat(operator.get("/dashboard/api/checkouts?q=" + key + "&state=cancelled").json().path("rows")).isEmpty();
+
+        // the replay verdict and the history bundle, from the checkout's page
+        assertThat(operator.get("/dashboard/api/checkouts/" + id + "/replay").json().path("verdict").asText())
+                .isEqualTo("identical");
+        HttpApi.Response bundle = operator.get("/dashboard/api/checkouts/" + id + "/bundle");
+        assertThat(bundle.status()).isEqualTo(200);
+        assertThat(bundle.header("Content-Disposition")).contains("attachment");
+        assertThat(bundle.body()).contains(id).doesNotContain("a@example.com");
     }
 
     @Test

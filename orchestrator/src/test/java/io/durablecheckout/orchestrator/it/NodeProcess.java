@@ -37,8 +37,14 @@ public final class NodeProcess implements AutoCloseable {
     }
 
     public static NodeProcess start(String name, String jdbcUrl, List<String> extraArgs) throws IOException {
+        return start(name, jdbcUrl, extraArgs, List.of("-Xmx512m"));
+    }
+
+    /** @param jvmOptions e.g. a small heap for several nodes on one machine (ScaleOutIT) */
+    public static NodeProcess start(String name, String jdbcUrl, List<String> extraArgs, List<String> jvmOptions)
+            throws IOException {
         int port = freePort();
-        List<String> command = command(jdbcUrl, port);
+        List<String> command = command(jdbcUrl, port, jvmOptions);
         command.addAll(DEMO_ON_EXTERNAL_DATABASE);
         command.addAll(extraArgs);
         Path log = Path.of("target", name + ".log");
@@ -54,10 +60,10 @@ public final class NodeProcess implements AutoCloseable {
     }
 
     /** The JVM and the application with its database and port, nothing else. */
-    private static List<String> command(String jdbcUrl, int port) throws IOException {
+    private static List<String> command(String jdbcUrl, int port, List<String> jvmOptions) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-Xmx512m");
+        command.addAll(jvmOptions);
         Path jar = packagedJar();
         if (jar != null) {
             command.add("-jar");
@@ -81,7 +87,7 @@ public final class NodeProcess implements AutoCloseable {
     /** Starts the application with exactly these arguments (no opt-ins) and waits for it to exit by itself. */
     public static Exit runUntilExit(String name, String jdbcUrl, List<String> args, Duration timeout)
             throws IOException, InterruptedException {
-        List<String> command = command(jdbcUrl, freePort());
+        List<String> command = command(jdbcUrl, freePort(), List.of("-Xmx512m"));
         command.addAll(args);
         Path log = Path.of("target", name + ".log");
         Files.deleteIfExists(log);

@@ -121,6 +121,9 @@ class ReadModelRebuildIT extends IntegrationTestBase {
                 "SELECT count(*) FROM checkout_summary WHERE checkout_id = ? AND state = 'completed'", id) == 1);
         List<String> indexesBefore = jdbc.queryForList("SELECT indexname FROM pg_indexes"
                 + " WHERE tablename = 'checkout_summary' ORDER BY 1", String.class);
+        String triggers = "SELECT tgname FROM pg_trigger WHERE tgrelid = 'checkout_summary'::regclass"
+                + " AND NOT tgisinternal ORDER BY 1";
+        List<String> triggersBefore = jdbc.queryForList(triggers, String.class);
 
         CountDownLatch inside = new CountDownLatch(1);
         CountDownLatch readsDone = new CountDownLatch(1);
@@ -164,6 +167,12 @@ class ReadModelRebuildIT extends IntegrationTestBase {
         assertThat(jdbc.queryForList("SELECT indexname FROM pg_indexes WHERE tablename = 'checkout_summary' ORDER BY 1",
                 String.class)).isEqualTo(indexesBefore);
         assertThat(count("SELECT count(*) FROM pg_tables WHERE tablename = 'checkout_summary_rebuild'")).isZero();
+        // the live table's triggers follow it, and what they keep (the dashboard's counts) matches the rebuilt rows
+        assertThat(jdbc.queryForList(triggers, String.class)).isEqualTo(triggersBefore);
+        assertThat(count("""
+                SELECT count(*) FROM (SELECT tenant_id, state, count(*) AS n FROM checkout_summary GROUP BY 1, 2) s
+                FULL JOIN (SELECT * FROM checkout_state_counts WHERE n <> 0) c USING (tenant_id, state)
+                WHERE s.n IS DISTINCT FROM c.n""")).isZero();
     }
 
     private boolean notifiedTwice(String id) {

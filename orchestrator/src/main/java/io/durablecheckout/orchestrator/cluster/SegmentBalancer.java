@@ -1,0 +1,138 @@
+package io.durablecheckout.orchestrator.cluster;
+
+import org.axonframework.config.EventProcessingConfiguration;
+import org.axonframework.eventhandling.EventProcessor;
+import org.axonframework.eventhandling.StreamingEventProcessor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.context.SmartLifecycle;
+import org.springframework.core.env.Environment;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.stereotype.Component;
+
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Shares each processor's segments between the nodes that run it. Axon's pooled processor claims every free segment
+ * it may (here: all of them) and keeps them while it lives, so without this the first node would hold everything and
+ * a node that joins would idle until another died. Every {@code checkout.processing.balance-interval} each node
+ * records that it runs a processor ({@code cluster_members}) and, if it holds more than its fair share (segments
+ * divided by live members: at most rounded up, and no more than rounded down while another member is short),
+ * releases one segment; Axon keeps it from reclaiming that segment for two claim
+ * intervals, so a node below its share picks it up. A one-segment processor (the saga, by design) is never released:
+ * its fair share is one; it moves only when its owner dies (after the claim timeout). Handing over a segment is safe
+ * at any moment: the token records how far it got, and every handler is idempotent (DESIGN.md).
+ */
+@Component
+@ConditionalOnProperty(name = "checkout.processing.balance", havingValue = "true", matchIfMissing = true)
+public class SegmentBalancer implements SmartLifecycle {
+
+    private static final Logger log = LoggerFactory.getLogger(SegmentBalancer.class);
+
+    private final JdbcTemplate jdbc;
+    private final EventProcessingConfiguration processing;
+    private final String node;
+    private final Duration interval;
+    private final Duration liveWindow;
+    private ScheduledExecutorService executor;
+
+    public SegmentBalancer(JdbcTemplate jdbc, EventProcessingConfiguration processing, Environment env) {
+        this.jdbc = jdbc;
+        this.processing = processing;
+        this.node = ClusterConfiguration.nodeId(env);
+        this.interval = env.getProperty("checkout.processing.balance-interval", Duration.class, Duration.ofSeconds(2));
+        Duration claimTimeout = env.getProperty("checkout.processing.claim-timeout", Duration.class, Duration.ofSeconds(10));
+        // a member counts while it refreshed within the claim timeout (its claims would be stolen after that anyway)
+        this.liveWindow = claimTimeout.compareTo(interval.multipliedBy(3)) > 0 ? claimTimeout : interval.multipliedBy(3);
+    }
+
+    @Override
+    public void start() {
+        executor = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "segment-balancer");
+            t.setDaemon(true);
+            return t;
+        });
+        executor.scheduleWithFixedDelay(this::balanceQuietly, interval.toMillis(), interval.toMillis(),
+                TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void stop() {
+        if (executor != null) {
+            executor.shutdownNow();
+        }
+        // leave at once rather than after the live window: the others rebalance without waiting for us
+        try {
+            jdbc.update("DELETE FROM cluster_members WHERE node_id = ?", node);
+        } catch (RuntimeException e) {
+            log.debug("could not remove {} from cluster_members", node, e);
+        }
+    }
+
+    @Override
+    public boolean isRunning() {
+        return executor != null && !executor.isShutdown();
+    }
+
+    @Override
+    public int getPhase() {
+        return Integer.MAX_VALUE - 100; // after the processors started, stopped before them
+    }
+
+    private void balanceQuietly() {
+        try {
+            balance();
+        } catch (RuntimeException e) {
+            log.warn("segment balancing skipped this round: {}", e.toString());
+        }
+    }
+
+    void balance() {
+        for (Map.Entry<String, EventProcessor> e : processing.eventProcessors().entrySet()) {
+            if (!(e.getValue() instanceof StreamingEventProcessor p) || !p.isRunning()) {
+                continue;
+            }
+            String name = e.getKey();
+            jdbc.update("""
+                    INSERT INTO cluster_members (node_id, processor, last_seen) VALUES (?, ?, now())
+                    ON CONFLICT (node_id, processor) DO UPDATE SET last_seen = now()""", node, name);
+            List<String> members = jdbc.queryForList("SELECT node_id FROM cluster_members WHERE processor = ?"
+                    + " AND last_seen > now() - make_interval(secs => ?)", String.class, name,
+                    (double) liveWindow.toMillis() / 1000);
+            Map<String, Integer> heldBy = new HashMap<>();
+            members.forEach(m -> heldBy.put(m, 0));
+            int segments = 0;
+            for (Map<String, Object> row : jdbc.queryForList(
+                    "SELECT owner, count(*) AS n FROM tokenentry WHERE processorname = ? GROUP BY owner", name)) {
+                int n = ((Number) row.get("n")).intValue();
+                segments += n;
+                if (row.get("owner") != null && heldBy.containsKey((String) row.get("owner"))) {
+                    heldBy.put((String) row.get("owner"), n);
+                }
+            }
+            if (members.isEmpty() || segments <= 1) {
+                continue;
+            }
+            int floor = segments / members.size();
+            int ceil = (segments + members.size() - 1) / members.size();
+            boolean someoneShort = heldBy.values().stream().anyMatch(n -> n < floor);
+            Map<Integer, ?> held = p.processingStatus();
+            // over the ceiling, or above the floor while another member is below it (4 segments on 3 nodes: 2,1,1)
+            if (held.size() > ceil || (held.size() > floor && someoneShort)) {
+                int release = held.keySet().stream().max(Comparator.naturalOrder()).orElseThrow();
+                log.info("releasing segment {} of {}: holding {} of {} segments, members hold {}",
+                        release, name, held.size(), segments, heldBy);
+                p.releaseSegment(release);
+            }
+        }
+    }
+}
