@@ -164,6 +164,8 @@ final class BurstRun {
     }
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The embedded demo's operator key: metrics are for operators. */
+    private static final String OPERATOR_KEY = "demo-operator-key";
 
     private static int send(HttpClient client, URI uri, Workload.Checkout checkout) {
         try {
@@ -188,7 +190,8 @@ final class BurstRun {
         Map<String, Double> sums = new LinkedHashMap<>();
         try {
             String text = client.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port
-                    + "/actuator/prometheus")).timeout(Duration.ofSeconds(10)).build(),
+                    + "/actuator/prometheus")).timeout(Duration.ofSeconds(10))
+                    .header("Authorization", "Bearer " + OPERATOR_KEY).build(),
                     HttpResponse.BodyHandlers.ofString()).body();
             for (String sample : text.split("\n")) {
                 if (sample.startsWith("#") || sample.isBlank()) {

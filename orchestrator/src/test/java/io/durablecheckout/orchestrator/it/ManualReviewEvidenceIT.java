@@ -25,7 +25,7 @@ import static org.awaitility.Awaitility.await;
 class ManualReviewEvidenceIT {
 
     /** tok_unknown: the first answer times out, every lookup answers PENDING, the one allowed lookup runs out. */
-    static final String SECRET = "evidence-it-webhook-secret";
+    static final String SECRET = "evidence-it-webhook-secret-0123456789abcdef"; // at least 32 characters
     static final List<String> NODE_ARGS = List.of(
             "--checkout.payments.webhook-secret=" + SECRET,
             "--checkout.payments.request-timeout=1s",
