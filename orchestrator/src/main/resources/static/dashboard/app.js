@@ -203,10 +203,25 @@ function renderDetailPage(id) {
       <div class="card" id="repair-card"></div>
       <div id="detail-body"></div>
       <div class="card" id="replay-card"><h2>Bundle and replay</h2>
-        <div class="placeholder" id="replay-placeholder">REPLAY: the bundle export and the replay verdict of this
-        checkout go here once the replayer is merged (branch replay).</div></div>`;
+        <p><a id="bundle-link" href="/dashboard/api/checkouts/${encodeURIComponent(id)}/bundle" download>Export the history bundle</a>
+        (personal fields redacted) · <button id="replay-run">Replay with today's code</button></p>
+        <div id="replay-result"></div></div>`;
+    $('#replay-run').onclick = runReplay;
     renderRepair();
     askProvider();
+}
+
+async function runReplay() {
+    const out = $('#replay-result');
+    out.innerHTML = '<p class="muted">Replaying…</p>';
+    try {
+        const r = await api(`/dashboard/api/checkouts/${encodeURIComponent(detailId)}/replay`);
+        const ok = r.verdict === 'identical';
+        out.innerHTML = `<p id="replay-verdict" class="${ok ? 'ok' : 'mismatch'}">Verdict: ${esc(r.verdict)} (${r.events} events)</p>
+          ${r.problem ? `<p class="error">${esc(r.problem)}</p>` : ''}
+          ${r.divergence ? `<pre>${esc(JSON.stringify(r.divergence, null, 2))}</pre><p>${esc(r.consequence ?? '')}</p>` : ''}
+          <details><summary>Report</summary><pre>${esc(r.report)}</pre></details>`;
+    } catch (e) { out.innerHTML = `<p class="error">${esc(e.message)}</p>`; }
 }
 
 async function askProvider() {

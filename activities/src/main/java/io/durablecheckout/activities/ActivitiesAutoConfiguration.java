@@ -1,5 +1,8 @@
 package io.durablecheckout.activities;
 
+import io.micrometer.core.instrument.MeterRegistry;
+import org.axonframework.eventhandling.gateway.EventGateway;
+
 import io.durablecheckout.activities.payments.HttpPaymentProvider;
 import io.durablecheckout.activities.payments.PaymentProvider;
 import io.durablecheckout.activities.payments.PaymentsProperties;
@@ -29,6 +32,29 @@ public class ActivitiesAutoConfiguration {
         return new ParkingPauseHook(step, environment.getProperty("checkout.fault-injection.park-token", Long.class, 1L),
                 environment.getProperty("checkout.fault-injection.park-duration", java.time.Duration.class,
                         java.time.Duration.ofSeconds(45))); // longer than the default lease (30 s)
+    }
+
+    /**
+     * Heartbeats from lease owners (docs/leases-and-fencing.md): a claim {@code checkout.activities.lease-claim-delay}
+     * after picking up an intent with less than {@code checkout.activities.lease-claim-margin} of its lease left, if
+     * the work still runs; then one every
+     * {@code checkout.activities.heartbeat-interval} (keep it at most a third of the shortest lease) for at most
+     * {@code checkout.activities.heartbeat-max-hold}.
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean(LeaseKeeper.class)
+    @ConditionalOnProperty(name = "checkout.activities.enabled", havingValue = "true", matchIfMissing = true)
+    public HeartbeatLeaseKeeper leaseKeeper(EventGateway events, MeterRegistry meters, Environment environment) {
+        return new HeartbeatLeaseKeeper(events, java.time.Clock.systemUTC(),
+                environment.getProperty("checkout.activities.lease-claim-margin", java.time.Duration.class,
+                        java.time.Duration.ofSeconds(20)),
+                environment.getProperty("checkout.activities.lease-claim-delay", java.time.Duration.class,
+                        java.time.Duration.ofSeconds(1)),
+                environment.getProperty("checkout.activities.heartbeat-interval", java.time.Duration.class,
+                        java.time.Duration.ofSeconds(10)),
+                environment.getProperty("checkout.activities.heartbeat-max-hold", java.time.Duration.class,
+                        java.time.Duration.ofSeconds(60)),
+                meters);
     }
 
     /** The provider notifications' shared secret: configured, or generated for the embedded demo only. */

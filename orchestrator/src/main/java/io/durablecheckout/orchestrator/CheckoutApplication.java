@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator;
 
+import io.durablecheckout.orchestrator.replay.ReplayCommand;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
@@ -20,6 +21,10 @@ public class CheckoutApplication {
     }
 
     public static void main(String[] args) {
+        if (args.length > 0 && (args[0].equals("replay") || args[0].equals("export"))) {
+            // the replay command line: no Spring context, no server, no processors, no deadlines (docs/replay.md)
+            System.exit(ReplayCommand.run(args, System.out, System.err));
+        }
         try {
             SpringApplication.run(CheckoutApplication.class, args);
         } catch (RuntimeException e) {

@@ -16,7 +16,9 @@ import io.durablecheckout.api.values.FencingToken;
 import io.durablecheckout.api.values.Lease;
 import io.durablecheckout.api.values.Step;
 import io.durablecheckout.api.values.OperationId;
+import io.durablecheckout.activities.LeaseKeeper;
 import org.axonframework.config.ProcessingGroup;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.axonframework.eventhandling.EventHandler;
 import org.axonframework.eventhandling.gateway.EventGateway;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -39,45 +41,58 @@ public class InventoryWorker {
     private final EventGateway events;
     private final WorkerPauseHook pauseHook;
     private final ActivityMetrics metrics;
+    private final LeaseKeeper leases;
 
     public InventoryWorker(InventoryResource inventory, EventGateway events, WorkerPauseHook pauseHook,
                            ActivityMetrics metrics) {
+        this(inventory, events, pauseHook, metrics, LeaseKeeper.NONE);
+    }
+
+    @Autowired
+    public InventoryWorker(InventoryResource inventory, EventGateway events, WorkerPauseHook pauseHook,
+                           ActivityMetrics metrics,
+                           LeaseKeeper leases) {
         this.inventory = inventory;
         this.events = events;
         this.pauseHook = pauseHook;
         this.metrics = metrics;
+        this.leases = leases;
     }
 
     @EventHandler
     public void on(StockReservationRequestedEvent intent) {
-        pauseHook.afterIntentRead(intent);
-        Lease lease = intent.lease();
-        ReservationOutcome outcome = inventory.reserve(intent.checkoutId(), intent.tenantId(), lease.operationId(),
-                lease.fencingToken(), intent.items());
-        ActivityResultEvent result = switch (outcome.status()) {
-            case RESERVED -> new StockReservationSucceededEvent(intent.checkoutId(), lease.operationId(),
-                    lease.fencingToken());
-            case REJECTED -> new StockReservationRejectedEvent(intent.checkoutId(), lease.operationId(),
-                    lease.fencingToken(), outcome.reason(), outcome.detail());
-            case STALE -> stale(intent, outcome.highestAccepted());
-        };
-        metrics.executed(intent.step(), IntentResults.outcomeTag(outcome.status(), outcome.replayed()));
-        events.publish(result);
+        try (LeaseKeeper.Hold hold = leases.hold(intent)) { // the lease runs while this worker holds it
+            pauseHook.afterIntentRead(intent);
+            Lease lease = intent.lease();
+            ReservationOutcome outcome = inventory.reserve(intent.checkoutId(), intent.tenantId(), lease.operationId(),
+                    lease.fencingToken(), intent.items());
+            ActivityResultEvent result = switch (outcome.status()) {
+                case RESERVED -> new StockReservationSucceededEvent(intent.checkoutId(), lease.operationId(),
+                        lease.fencingToken());
+                case REJECTED -> new StockReservationRejectedEvent(intent.checkoutId(), lease.operationId(),
+                        lease.fencingToken(), outcome.reason(), outcome.detail());
+                case STALE -> stale(intent, outcome.highestAccepted());
+            };
+            metrics.executed(intent.step(), IntentResults.outcomeTag(outcome.status(), outcome.replayed()));
+            events.publish(result);
+        }
     }
 
     @EventHandler
     public void on(StockReleaseRequestedEvent intent) {
-        pauseHook.afterIntentRead(intent);
-        Lease lease = intent.lease();
-        ReleaseOutcome outcome = inventory.release(intent.checkoutId(), intent.tenantId(), lease.operationId(),
-                lease.fencingToken(), intent.reservationOperationId());
-        ActivityResultEvent result = switch (outcome.status()) {
-            case RELEASED -> new StockReleaseSucceededEvent(intent.checkoutId(), lease.operationId(),
-                    lease.fencingToken());
-            case STALE -> stale(intent, outcome.highestAccepted());
-        };
-        metrics.executed(intent.step(), IntentResults.outcomeTag(outcome.status(), outcome.replayed()));
-        events.publish(result);
+        try (LeaseKeeper.Hold hold = leases.hold(intent)) { // the lease runs while this worker holds it
+            pauseHook.afterIntentRead(intent);
+            Lease lease = intent.lease();
+            ReleaseOutcome outcome = inventory.release(intent.checkoutId(), intent.tenantId(), lease.operationId(),
+                    lease.fencingToken(), intent.reservationOperationId());
+            ActivityResultEvent result = switch (outcome.status()) {
+                case RELEASED -> new StockReleaseSucceededEvent(intent.checkoutId(), lease.operationId(),
+                        lease.fencingToken());
+                case STALE -> stale(intent, outcome.highestAccepted());
+            };
+            metrics.executed(intent.step(), IntentResults.outcomeTag(outcome.status(), outcome.replayed()));
+            events.publish(result);
+        }
     }
 
     /** A confirmed order is a sale: what its reservation held is now sold (the books, not a side effect). */

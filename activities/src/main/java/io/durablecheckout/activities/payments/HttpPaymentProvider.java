@@ -98,12 +98,12 @@ public class HttpPaymentProvider implements PaymentProvider {
         }
         switch (String.valueOf(answer.status())) {
             case ProviderProtocol.AUTHORIZED:
-                return new AuthorizationAnswer(AUTHORIZED, bounded(answer.reference()), null);
+                return new AuthorizationAnswer(AUTHORIZED, answer.reference(), null);
             case ProviderProtocol.DECLINED:
-                return new AuthorizationAnswer(DECLINED, bounded(answer.reference()),
-                        answer.reason() == null ? "declined by provider" : bounded(answer.reason()));
+                return new AuthorizationAnswer(DECLINED, answer.reference(),
+                        answer.reason() == null ? "declined by provider" : answer.reason());
             case ProviderProtocol.PENDING:
-                return new AuthorizationAnswer(PENDING, bounded(answer.reference()), "provider reports PENDING");
+                return new AuthorizationAnswer(PENDING, answer.reference(), "provider reports PENDING");
             default:
                 return new AuthorizationAnswer(UNKNOWN, null, "unexpected provider status " + answer.status());
         }
@@ -145,11 +145,11 @@ public class HttpPaymentProvider implements PaymentProvider {
         }
         switch (String.valueOf(answer.status())) {
             case ProviderProtocol.AUTHORIZED:
-                return new LookupAnswer(PaymentLookupOutcome.AUTHORIZED, bounded(answer.reference()), null);
+                return new LookupAnswer(PaymentLookupOutcome.AUTHORIZED, answer.reference(), null);
             case ProviderProtocol.DECLINED:
-                return new LookupAnswer(PaymentLookupOutcome.DECLINED, bounded(answer.reference()), bounded(answer.reason()));
+                return new LookupAnswer(PaymentLookupOutcome.DECLINED, answer.reference(), answer.reason());
             case ProviderProtocol.PENDING:
-                return new LookupAnswer(PaymentLookupOutcome.PENDING, bounded(answer.reference()), "provider reports PENDING");
+                return new LookupAnswer(PaymentLookupOutcome.PENDING, answer.reference(), "provider reports PENDING");
             default:
                 return new LookupAnswer(PaymentLookupOutcome.LOOKUP_FAILED, null,
                         "unexpected provider status " + answer.status());
@@ -179,7 +179,7 @@ public class HttpPaymentProvider implements PaymentProvider {
         }
         CompensationResponse answer = parse(exchange.body(), CompensationResponse.class);
         if (exchange.status() == 200 && answer != null && doneStatus.equals(answer.status())) {
-            return new CompensationAnswer(true, bounded(answer.reference()), null);
+            return new CompensationAnswer(true, answer.reference(), null);
         }
         String reason = answer != null && answer.reason() != null ? ": " + answer.reason() : "";
         return new CompensationAnswer(false, null, action + " not done, provider answered HTTP " + exchange.status() + reason);
@@ -242,27 +242,6 @@ public class HttpPaymentProvider implements PaymentProvider {
 
         boolean maybeDelivered() {
             return delivery == Delivery.MAYBE_DELIVERED;
-        }
-    }
-
-    /** Longest provider text kept (the payments table and every event field hold 255). */
-    public static final int MAX_PROVIDER_TEXT = 255;
-
-    /**
-     * A provider's reference or reason as it may be stored: control characters replaced, and a longer one cut to
-     * 200 characters plus a digest of the whole, so it stays unique and recognisable and never breaks a write.
-     */
-    public static String bounded(String text) {
-        if (text == null) return null;
-        StringBuilder clean = new StringBuilder(Math.min(text.length(), MAX_PROVIDER_TEXT));
-        text.codePoints().forEach(cp -> clean.appendCodePoint(Character.isISOControl(cp) ? '?' : cp));
-        if (clean.length() <= MAX_PROVIDER_TEXT) return clean.toString();
-        try {
-            byte[] digest = java.security.MessageDigest.getInstance("SHA-256")
-                    .digest(text.getBytes(StandardCharsets.UTF_8));
-            return clean.substring(0, 200) + "~" + java.util.HexFormat.of().formatHex(digest, 0, 16);
-        } catch (java.security.NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
         }
     }
 }

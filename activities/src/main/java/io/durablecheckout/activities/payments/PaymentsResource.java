@@ -212,7 +212,11 @@ public class PaymentsResource {
      */
     public void recordResolution(OperationId authorizationOperationId, boolean authorized, String reference,
                                  String detail) {
-        recordAuthorizationOutcome(authorizationOperationId, authorized ? "AUTHORIZED" : "DECLINED", reference, detail);
+        savepoints.run(() -> {
+            recordAuthorizationOutcome(authorizationOperationId, authorized ? "AUTHORIZED" : "DECLINED", reference,
+                    detail);
+            return null;
+        });
     }
 
     private void recordAuthorizationOutcome(OperationId authorizationOperationId, String status, String reference,

@@ -4,6 +4,7 @@ import io.durablecheckout.api.values.CheckoutId;
 import io.durablecheckout.api.values.FencingToken;
 import io.durablecheckout.api.values.OperationId;
 import io.durablecheckout.api.values.Step;
+import org.axonframework.serialization.Revision;
 
 /**
  * A worker on a long activity asks to keep its lease. Published in its own transaction (not the one doing the work,
@@ -11,6 +12,7 @@ import io.durablecheckout.api.values.Step;
  * it cannot revive an expired lease, and it does not close the gap between checking a lease and writing, which is
  * why resources check tokens anyway.
  */
+@Revision("1")
 public record ActivityHeartbeatEvent(CheckoutId checkoutId, Step step, OperationId operationId,
                                      FencingToken fencingToken) {
 }

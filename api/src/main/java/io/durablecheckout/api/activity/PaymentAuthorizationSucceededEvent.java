@@ -4,7 +4,9 @@ import io.durablecheckout.api.values.CheckoutId;
 import io.durablecheckout.api.values.FencingToken;
 import io.durablecheckout.api.values.OperationId;
 import io.durablecheckout.api.values.Step;
+import org.axonframework.serialization.Revision;
 
+@Revision("1")
 public record PaymentAuthorizationSucceededEvent(CheckoutId checkoutId, OperationId operationId,
                                                  FencingToken fencingToken, String providerReference)
         implements ActivityResultEvent {

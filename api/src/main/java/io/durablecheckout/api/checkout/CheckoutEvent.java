@@ -26,6 +26,7 @@ public sealed interface CheckoutEvent permits
         ManualReviewRequiredEvent,
         ManualReviewResolvedEvent,
         PaymentOutcomeDisputedEvent,
+        ProviderNotificationHeldEvent,
         OperatorRetryRequestedEvent,
         StockReleaseRequestedEvent,
         StockReleasedEvent,
@@ -38,6 +39,7 @@ public sealed interface CheckoutEvent permits
         ActivityRetryScheduledEvent,
         ActivityLeaseExpiredEvent,
         ActivityLeaseRenewedEvent,
+        ActivityLeaseDeferredEvent,
         ActivityResultRejectedEvent {
 
     CheckoutId checkoutId();

@@ -6,8 +6,10 @@ import io.durablecheckout.api.values.Money;
 import io.durablecheckout.api.values.OperationId;
 import io.durablecheckout.api.values.Step;
 import io.durablecheckout.api.values.TenantId;
+import org.axonframework.serialization.Revision;
 
 /** Compensation: cancel an authorization that was never captured. */
+@Revision("1")
 public record PaymentVoidRequestedEvent(CheckoutId checkoutId, TenantId tenantId,
                                         OperationId authorizationOperationId, Money amount, Lease lease)
         implements CheckoutEvent, ActivityIntent {

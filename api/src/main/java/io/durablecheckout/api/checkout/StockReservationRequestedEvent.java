@@ -7,7 +7,9 @@ import io.durablecheckout.api.values.Step;
 import io.durablecheckout.api.values.TenantId;
 
 import java.util.List;
+import org.axonframework.serialization.Revision;
 
+@Revision("1")
 public record StockReservationRequestedEvent(CheckoutId checkoutId, TenantId tenantId, List<LineItem> items,
                                              Lease lease) implements CheckoutEvent, ActivityIntent {
     @Override

@@ -37,6 +37,12 @@ record BenchOptions(
         long seed,
         double quietBelowPercent,
         Duration quietWaitMax,
+        boolean burst,
+        int burstSeconds,
+        double burstFactor,
+        double burstRate,
+        int burstCalibration,
+        int burstBacklogLimit,
         List<Integer> clusterNodes) {
 
     static final String USAGE = """
@@ -61,6 +67,11 @@ record BenchOptions(
                   --replay-copies=N   then copy those checkouts' events N times under new ids (SQL, no workflow
                                       runs), and time the offline rebuild of (N+1) x checkouts while a client reads
                                       checkouts over HTTP (read latency during a rebuild)
+              --burst               open-loop overload over HTTP: the processing rate is measured (a closed loop of
+                                    --burst-calibration=1500 checkouts), then requests are sent on schedule at
+                                    --burst-factor=2 times it for --burst-seconds=30 (or at --burst-rate=N per s),
+                                    with checkout.admission.max-backlog=--burst-backlog-limit=1000; reports 202s,
+                                    429s, lease expiries and repeated executions (from the application's metrics)
               --cluster=1,2,3       throughput with that many application processes on one PostgreSQL (HTTP,
                                     round-robin; C from --concurrency; --jar, --app-jvm-option as for --recovery)
               --app-property=k=v    (repeatable) extra property for every application started (experiments only)
@@ -95,6 +106,12 @@ record BenchOptions(
         long seed = 42;
         double quietBelow = 0;
         Duration quietWaitMax = Duration.ofMinutes(10);
+        boolean burst = false;
+        int burstSeconds = 30;
+        double burstFactor = 2.0;
+        double burstRate = 0;
+        int burstCalibration = 1500;
+        int burstBacklogLimit = 1000;
         List<Integer> clusterNodes = List.of();
         for (String arg : args) {
             if (!arg.startsWith("--")) {
@@ -129,6 +146,12 @@ record BenchOptions(
                 case "seed" -> seed = Long.parseLong(require(name, value));
                 case "wait-quiet" -> quietBelow = Double.parseDouble(require(name, value));
                 case "wait-quiet-max" -> quietWaitMax = duration(name, value);
+                case "burst" -> burst = true;
+                case "burst-seconds" -> burstSeconds = positive(name, value);
+                case "burst-factor" -> burstFactor = Double.parseDouble(require(name, value));
+                case "burst-rate" -> burstRate = Double.parseDouble(require(name, value));
+                case "burst-calibration" -> burstCalibration = positive(name, value);
+                case "burst-backlog-limit" -> burstBacklogLimit = Integer.parseInt(require(name, value));
                 case "cluster" -> clusterNodes = list(name, value).stream().map(Integer::parseInt).toList();
                 case "help" -> throw new IllegalArgumentException(USAGE);
                 default -> throw new IllegalArgumentException("unknown option --" + name + "\n" + USAGE);
@@ -136,8 +159,18 @@ record BenchOptions(
         }
         return new BenchOptions(jdbcUrl, user, password, n, warmup, jvmWarmup, concurrency, modes, transports, matrix,
                 skipCeiling, lag, lagCheckouts, lagWait, recovery, recoveryCheckouts, jar, List.copyOf(appJvmOptions),
-                replay, replayCheckouts, replayCopies, List.copyOf(appProperties), seed, quietBelow, quietWaitMax,
-                clusterNodes);
+                replay, replayCheckouts, replayCopies, List.copyOf(appProperties), seed, quietBelow, quietWaitMax, burst, burstSeconds,
+                burstFactor, burstRate, burstCalibration, burstBacklogLimit, clusterNodes);
+    }
+
+    /** The same options with one more application property (for one run). */
+    BenchOptions withAppProperty(String property) {
+        List<String> properties = new ArrayList<>(appProperties);
+        properties.add(property);
+        return new BenchOptions(jdbcUrl, user, password, n, warmup, jvmWarmup, concurrency, modes, transports, matrix,
+                skipCeiling, lag, lagCheckouts, lagWait, recovery, recoveryCheckouts, jar, appJvmOptions, replay,
+                replayCheckouts, replayCopies, List.copyOf(properties), seed, quietBelowPercent, quietWaitMax, burst, burstSeconds,
+                burstFactor, burstRate, burstCalibration, burstBacklogLimit, clusterNodes);
     }
 
     private static String require(String name, String value) {

@@ -89,6 +89,9 @@ public final class CheckoutBenchmark {
         if (options.replay()) {
             emit(new ReplayRun(db, options).run());
         }
+        if (options.burst()) {
+            emit(new BurstRun(db, options).run());
+        }
         if (!options.clusterNodes().isEmpty()) {
             for (Map<String, Object> line : new ClusterRun(db, options).run()) {
                 emit(line);

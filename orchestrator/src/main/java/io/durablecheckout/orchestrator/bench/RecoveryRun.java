@@ -45,7 +45,7 @@ final class RecoveryRun {
         double busyBefore = CheckoutBenchmark.awaitQuietMachine(options, "recovery");
         progress("recovery: start (load average %.2f); node logs in %s", Resources.loadAverage1m(), logDirectory);
         db.reset();
-        Path jar = jar();
+        Path jar = jar(options);
         Map<String, Object> line = new LinkedHashMap<>();
         line.put("run", "recovery");
         line.put("host_cpu_busy_pct_before", round(busyBefore, 1));
@@ -55,6 +55,8 @@ final class RecoveryRun {
         line.put("first_start_to_ready_s", round(readyMillis / 1000.0, 1));
         int accepted = submit(first.port, options.recoveryCheckouts());
         long doneAtKill = db.queryLong(COMPLETED);
+        java.net.http.HttpClient metricsClient = java.net.http.HttpClient.newHttpClient();
+        Map<String, Double> firstMetrics = BurstRun.scrape(metricsClient, first.port);
         double firstPeakRss = Resources.peakRssMb(Long.toString(first.process.pid()));
         first.process.destroyForcibly(); // SIGKILL: no shutdown hook, nothing flushed
         first.process.waitFor(30, TimeUnit.SECONDS);
@@ -98,6 +100,19 @@ final class RecoveryRun {
                     "SELECT count(*) FROM domainevententry WHERE payloadtype LIKE '%.ActivityLeaseExpiredEvent'"));
             line.put("stale_owner_rejections", db.queryLong(
                     "SELECT count(*) FROM domainevententry WHERE payloadtype LIKE '%.StaleOwnerRejectedEvent'"));
+            // the application's own counters: the first node's just before the kill, the second's at the end
+            Map<String, Double> secondMetrics = BurstRun.scrape(metricsClient, second.port);
+            Map<String, Double> none = Map.of();
+            line.put("lease_expired_metric", BurstRun.delta(none, firstMetrics, "checkout_leases_expired_total")
+                    + BurstRun.delta(none, secondMetrics, "checkout_leases_expired_total"));
+            line.put("lease_deferred_metric", BurstRun.delta(none, firstMetrics, "checkout_leases_deferred_total")
+                    + BurstRun.delta(none, secondMetrics, "checkout_leases_deferred_total"));
+            line.put("repeated_executions_metric", BurstRun.delta(none, firstMetrics,
+                    "checkout_activity_executions_total", "outcome=\"duplicate\"")
+                    + BurstRun.delta(none, secondMetrics, "checkout_activity_executions_total",
+                    "outcome=\"duplicate\""));
+            line.put("lease_deferred_events", db.queryLong(
+                    "SELECT count(*) FROM domainevententry WHERE payloadtype LIKE '%.ActivityLeaseDeferredEvent'"));
             line.put("node_peak_rss_mb_first", round(firstPeakRss, 0));
             line.put("node_peak_rss_mb_restarted", round(Resources.peakRssMb(Long.toString(second.process.pid())), 0));
             line.put("node_jvm_options", options.appJvmOptions());
@@ -135,7 +150,7 @@ final class RecoveryRun {
         return accepted.get();
     }
 
-    private Path jar() {
+    static Path jar(BenchOptions options) {
         if (options.jar() != null) {
             return options.jar();
         }
@@ -152,7 +167,7 @@ final class RecoveryRun {
     }
 
     /** One operating-system process of the application. */
-    private record Node(Process process, int port, Path log) {
+    record Node(Process process, int port, Path log) {
 
         static Node start(Path jar, BenchDatabase db, BenchOptions options, Path log) throws IOException {
             int port = freePort();

@@ -1,7 +1,11 @@
 package io.durablecheckout.orchestrator.bench;
 
 import io.durablecheckout.orchestrator.config.EventProcessingConfiguration;
+import io.durablecheckout.orchestrator.config.AxonInfrastructureConfiguration;
 import io.durablecheckout.orchestrator.readmodel.CheckoutSummaryRebuild;
+import io.durablecheckout.orchestrator.replay.EventUpcasters;
+import io.durablecheckout.orchestrator.replay.ReplayCommand;
+import io.durablecheckout.orchestrator.replay.StoredHistories;
 import org.axonframework.eventhandling.EventTrackerStatus;
 import org.axonframework.eventhandling.StreamingEventProcessor;
 
@@ -105,6 +109,34 @@ final class ReplayRun {
             line.put("offline_rows_equal_processor_rows", processorDigest.equals(digest()));
             line.put("load_avg_1m", round(Resources.loadAverage1m(), 2));
         }
+        // the decision replay of the same store, with the application stopped (as the command line runs it)
+        org.postgresql.ds.PGSimpleDataSource ds = new org.postgresql.ds.PGSimpleDataSource();
+        ds.setUrl(db.url());
+        ds.setUser(db.user());
+        ds.setPassword(db.password());
+        StoredHistories histories = new StoredHistories(ds, AxonInfrastructureConfiguration.strictEventSerializer(),
+                EventUpcasters.chain());
+        int threads = Runtime.getRuntime().availableProcessors();
+        // two passes: the first includes the JIT compiling the replay code, the second is the steady state
+        for (String pass : List.of("cold", "warm")) {
+            ReplayCommand.Summary decisions = ReplayCommand.replayAll(histories, null, threads,
+                    histories.count(null), null);
+            progress("replay: decisions of %d histories replayed (%s) in %.2f s (%.0f/s, %.0f per CPU-second), "
+                            + "%d diverged, %d not replayable", decisions.histories(), pass, decisions.seconds(),
+                    decisions.historiesPerSecond(), decisions.historiesPerCpuSecond(), decisions.diverged(),
+                    decisions.notReplayable());
+            String key = "decision_replay_" + pass + "_";
+            line.put(key + "histories", decisions.histories());
+            line.put(key + "events", decisions.events());
+            line.put(key + "threads", threads);
+            line.put(key + "seconds", round(decisions.seconds(), 2));
+            line.put(key + "histories_per_s", round(decisions.historiesPerSecond(), 0));
+            line.put(key + "histories_per_cpu_s", round(decisions.historiesPerCpuSecond(), 0));
+            line.put(key + "identical", decisions.identical());
+            line.put(key + "diverged", decisions.diverged());
+            line.put(key + "not_replayable", decisions.notReplayable());
+        }
+        line.put("decision_replay_load_avg_1m", round(Resources.loadAverage1m(), 2));
         return line;
     }
 

@@ -16,6 +16,7 @@ import io.durablecheckout.api.activity.StockReleaseSucceededEvent;
 import io.durablecheckout.api.activity.StockReservationRejectedEvent;
 import io.durablecheckout.api.activity.StockReservationSucceededEvent;
 import io.durablecheckout.api.checkout.ActivityIntent;
+import io.durablecheckout.api.checkout.ActivityLeaseDeferredEvent;
 import io.durablecheckout.api.checkout.ActivityLeaseExpiredEvent;
 import io.durablecheckout.api.checkout.ActivityLeaseRenewedEvent;
 import io.durablecheckout.api.checkout.ActivityResultRejectedEvent;
@@ -43,6 +44,7 @@ import io.durablecheckout.api.checkout.PaymentRefundRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentRefundedEvent;
 import io.durablecheckout.api.checkout.PaymentVoidRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentVoidedEvent;
+import io.durablecheckout.api.checkout.ProviderNotificationHeldEvent;
 import io.durablecheckout.api.checkout.ReceiptRequestedEvent;
 import io.durablecheckout.api.checkout.ReceiptSentEvent;
 import io.durablecheckout.api.checkout.StockReleaseRequestedEvent;
@@ -81,6 +83,7 @@ import org.axonframework.spring.stereotype.Aggregate;
 
 import java.time.Instant;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -121,6 +124,8 @@ public class Checkout {
     private ManualResolution paymentOutcome;
     /** A provider notification contradicted the recorded outcome and no operator has looked at it yet. */
     private boolean disputeOpen;
+    /** Notifications kept as evidence while the checkout was not the provider's to settle, by notification id. */
+    private final Map<String, ProviderNotificationHeldEvent> heldNotifications = new LinkedHashMap<>();
     /** Fixed when the checkout was created (recorded in its first event); never the current configuration. */
     private WorkflowPolicy policy;
 
@@ -257,15 +262,21 @@ public class Checkout {
             throw new IllegalCheckoutTransitionException("a resolution decides a payment outcome", state,
                     "This checkout is blocked on " + blockedStep.slug() + ", not on a payment outcome: retry or cancel it");
         }
-        if (cmd.resolution() == ManualResolution.AUTHORIZED
-                && (cmd.providerReference() == null || cmd.providerReference().isBlank())) {
+        String reference = cmd.providerReference();
+        if (cmd.resolution() == ManualResolution.AUTHORIZED && (reference == null || reference.isBlank())) {
+            // The provider's own notification, held during the review, is evidence enough: it is applied.
+            reference = heldNotifications.values().stream()
+                    .filter(n -> n.reportedOutcome() == ManualResolution.AUTHORIZED && n.providerReference() != null)
+                    .map(ProviderNotificationHeldEvent::providerReference).reduce((first, last) -> last).orElse(null);
+        }
+        if (cmd.resolution() == ManualResolution.AUTHORIZED && (reference == null || reference.isBlank())) {
             throw new IllegalCheckoutTransitionException("an authorization is resolved with the provider's reference",
                     state, "Resolving as authorized needs the provider's reference as evidence");
         }
-        apply(new ManualReviewResolvedEvent(checkoutId, cmd.resolution(), cmd.providerReference(), cmd.note()));
+        apply(new ManualReviewResolvedEvent(checkoutId, cmd.resolution(), reference, cmd.note()));
         Lease authorization = runs.get(Step.AUTHORIZE_PAYMENT).lease;
         if (cmd.resolution() == ManualResolution.AUTHORIZED) {
-            authorized(authorization.operationId(), authorization.fencingToken(), cmd.providerReference(),
+            authorized(authorization.operationId(), authorization.fencingToken(), reference,
                     cmd.resolvedAt(), deadlines, policy);
         } else {
             // The operator found no authorization; like a lookup's NOT_FOUND, void the operation id first so a
@@ -312,7 +323,13 @@ public class Checkout {
             return;
         }
         if (state == CheckoutState.MANUAL_REVIEW || isCompensatingOrCancelled()) {
-            return; // an operator or a compensation owns the checkout now; the evidence is kept in the callback log
+            // Rule: an operator or a compensation owns the checkout now, so the provider's word does not move it; it
+            // is kept as evidence (shown to the operator, used when the review is resolved as authorized).
+            if (!heldNotifications.containsKey(cmd.notificationId())) {
+                apply(new ProviderNotificationHeldEvent(checkoutId, cmd.authorizationOperationId(), reported,
+                        cmd.providerReference(), cmd.notificationId(), cmd.receivedAt()));
+            }
+            return;
         }
         // The outcome was unknown (in flight, timed out, or being reconciled): the provider's word settles it.
         if (reported == ManualResolution.AUTHORIZED) {
@@ -345,7 +362,10 @@ public class Checkout {
         }
         Instant expiresAt = cmd.observedAt().plus(policy.leaseFor(beat.step()));
         if (!expiresAt.isAfter(run.lease.expiresAt())) {
-            return; // an old heartbeat delivered late: the lease already reaches further
+            if (run.claimed) {
+                return; // an old heartbeat delivered late: the lease already reaches further
+            }
+            expiresAt = run.lease.expiresAt(); // the first word from the owner: recorded, so the lease now runs
         }
         if (run.leaseDeadlineId != null) {
             deadlines.cancelSchedule(Deadlines.LEASE_EXPIRED, run.leaseDeadlineId);
@@ -364,6 +384,19 @@ public class Checkout {
         Run run = runs.get(expiry.step());
         if (run == null || run.status != RunStatus.IN_FLIGHT || !run.lease.fencingToken().equals(expiry.fencingToken())) {
             return; // the result arrived, or a newer lease is in force
+        }
+        if (!run.claimed && run.deferrals == 0) {
+            // Rule: a lease runs while an owner holds it. No worker has said it holds this one (a worker that works
+            // long, or is stuck, sends a heartbeat), so the intent, or its result, still waits in a queue: re-issuing
+            // it would only queue a second copy. Deferred once, for the rest of max-attempts leases; if still nobody
+            // has claimed it by then, the intent is presumed lost and re-issued like an expired lease.
+            Lease waiting = new Lease(run.lease.operationId(), run.lease.attempt(), run.lease.fencingToken(),
+                    dueAt.plus(policy.leaseFor(expiry.step()).multipliedBy(Math.max(1, policy.maxAttempts() - 1))));
+            String deadlineId = deadlines.schedule(waiting.expiresAt(), Deadlines.LEASE_EXPIRED,
+                    new LeaseExpiry(expiry.step(), waiting.fencingToken()), scope());
+            apply(new ActivityLeaseDeferredEvent(checkoutId, expiry.step(), waiting),
+                    MetaData.with(Deadlines.LEASE_DEADLINE_ID, deadlineId));
+            return;
         }
         apply(new ActivityLeaseExpiredEvent(checkoutId, expiry.step(), run.lease));
         if (run.failures >= policy.maxAttempts()) {
@@ -602,6 +635,8 @@ public class Checkout {
         run.lease = intent.lease();
         run.status = RunStatus.IN_FLIGHT;
         run.leaseDeadlineId = deadlineId;
+        run.claimed = false;
+        run.deferrals = 0;
         state = pendingState;
     }
 
@@ -714,6 +749,11 @@ public class Checkout {
     }
 
     @EventSourcingHandler
+    void on(ProviderNotificationHeldEvent e) {
+        heldNotifications.put(e.notificationId(), e);
+    }
+
+    @EventSourcingHandler
     void on(ManualReviewResolvedEvent e) {
         disputeOpen = false;
     }
@@ -730,6 +770,15 @@ public class Checkout {
         Run run = runs.get(e.step());
         run.lease = e.lease();
         run.leaseDeadlineId = deadlineId;
+        run.claimed = true;
+    }
+
+    @EventSourcingHandler
+    void on(ActivityLeaseDeferredEvent e, @MetaDataValue(Deadlines.LEASE_DEADLINE_ID) String deadlineId) {
+        Run run = runs.get(e.step());
+        run.lease = e.lease();
+        run.leaseDeadlineId = deadlineId;
+        run.deferrals++;
     }
 
     @EventSourcingHandler
@@ -756,16 +805,21 @@ public class Checkout {
         RunStatus status;
         String leaseDeadlineId;
         int failures;
+        /** An owner said it holds the current lease (a heartbeat): from then on the lease runs and can expire. */
+        boolean claimed;
+        /** Deadlines of the current lease that found no owner yet. */
+        int deferrals;
 
         @Override
         public boolean equals(Object o) {
             return o instanceof Run r && Objects.equals(lease, r.lease) && status == r.status
-                    && Objects.equals(leaseDeadlineId, r.leaseDeadlineId) && failures == r.failures;
+                    && Objects.equals(leaseDeadlineId, r.leaseDeadlineId) && failures == r.failures
+                    && claimed == r.claimed && deferrals == r.deferrals;
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(lease, status, leaseDeadlineId, failures);
+            return Objects.hash(lease, status, leaseDeadlineId, failures, claimed, deferrals);
         }
     }
 }

@@ -23,6 +23,9 @@ import org.axonframework.eventhandling.tokenstore.jdbc.TokenSchema;
 import org.axonframework.eventsourcing.eventstore.EventStorageEngine;
 import org.axonframework.eventsourcing.eventstore.jdbc.EventSchema;
 import org.axonframework.eventsourcing.eventstore.jdbc.JdbcEventStorageEngine;
+import org.axonframework.eventsourcing.eventstore.jdbc.JdbcSQLErrorCodesResolver;
+import org.axonframework.messaging.correlation.CorrelationDataProvider;
+import org.axonframework.messaging.interceptors.CorrelationDataInterceptor;
 import org.axonframework.modelling.saga.repository.SagaStore;
 import org.axonframework.modelling.saga.repository.jdbc.JdbcSagaStore;
 import org.axonframework.modelling.saga.repository.jdbc.PostgresSagaSqlSchema;
@@ -39,12 +42,14 @@ import org.springframework.context.annotation.Primary;
 import org.springframework.core.env.Environment;
 import org.springframework.transaction.PlatformTransactionManager;
 
+import io.durablecheckout.orchestrator.replay.EventUpcasters;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import javax.sql.DataSource;
 import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * Every durable Axon component declared explicitly, so nothing silently falls back to an in-memory or
@@ -58,7 +63,7 @@ public class AxonInfrastructureConfiguration {
      * Axon 4 serializes with Jackson 2; Boot 4 itself uses Jackson 3, so this mapper is Axon's own. Field access lets
      * sagas keep private state without getters.
      */
-    static ObjectMapper axonObjectMapper() {
+    public static ObjectMapper axonObjectMapper() {
         return new ObjectMapper()
                 .registerModule(new JavaTimeModule())
                 .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
@@ -78,10 +83,24 @@ public class AxonInfrastructureConfiguration {
         return serializer;
     }
 
+    /**
+     * Events are read strictly: an unknown or a missing property is an error, never a silent null. An old shape is
+     * read through an upcaster (every event has a revision; docs/decisions.md, "Event evolution").
+     */
+    public static ObjectMapper strictEventObjectMapper() {
+        return axonObjectMapper()
+                .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
+                .enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES);
+    }
+
+    public static Serializer strictEventSerializer() {
+        return JacksonSerializer.builder().objectMapper(strictEventObjectMapper()).build();
+    }
+
     @Bean
     @Qualifier("eventSerializer")
-    public Serializer eventSerializer(Serializer serializer) {
-        return serializer;
+    public Serializer eventSerializer() {
+        return strictEventSerializer();
     }
 
     /** Declared by hand: on Boot 4, Axon's auto-configuration runs before Boot's JDBC transaction manager exists. */
@@ -105,13 +124,14 @@ public class AxonInfrastructureConfiguration {
     @ConditionalOnProperty(name = "axon.axonserver.enabled", havingValue = "false", matchIfMissing = true)
     public EventStorageEngine eventStorageEngine(ConnectionProvider connectionProvider,
                                                  TransactionManager transactionManager,
-                                                 Serializer serializer,
+                                                 @Qualifier("eventSerializer") Serializer eventSerializer,
                                                  PersistenceExceptionResolver persistenceExceptionResolver) {
         return JdbcEventStorageEngine.builder()
                 .connectionProvider(connectionProvider)
                 .transactionManager(transactionManager)
-                .eventSerializer(serializer)
-                .snapshotSerializer(serializer)
+                .eventSerializer(eventSerializer)
+                .snapshotSerializer(eventSerializer)
+                .upcasterChain(EventUpcasters.chain())
                 .persistenceExceptionResolver(persistenceExceptionResolver)
                 .schema(new EventSchema())
                 .dataType(byte[].class)
@@ -156,7 +176,8 @@ public class AxonInfrastructureConfiguration {
                                            org.axonframework.config.Configuration configuration,
                                            Serializer serializer,
                                            TransactionManager transactionManager,
-                                           DeadlineManagerSpanFactory spanFactory) {
+                                           DeadlineManagerSpanFactory spanFactory,
+                                           List<CorrelationDataProvider> correlationDataProviders) {
         DbSchedulerDeadlineManager.Builder builder = DbSchedulerDeadlineManager.builder()
                 .scheduler(scheduler)
                 .scopeAwareProvider(new ConfigurationScopeAwareProvider(configuration))
@@ -165,7 +186,10 @@ public class AxonInfrastructureConfiguration {
                 .spanFactory(spanFactory)
                 .startScheduler(false) // the db-scheduler starter starts and stops it
                 .stopScheduler(false);
-        return new LeaseDeadlineManager(builder, scheduler);
+        LeaseDeadlineManager manager = new LeaseDeadlineManager(builder, scheduler);
+        // events a deadline handler applies carry the same origin and recorded input as those of a command
+        manager.registerHandlerInterceptor(new CorrelationDataInterceptor<>(correlationDataProviders));
+        return manager;
     }
 
     /** Picked up by the db-scheduler starter, which adds every {@code ExecutionInterceptor} bean to the scheduler. */

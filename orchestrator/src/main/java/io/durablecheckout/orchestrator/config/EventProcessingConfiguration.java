@@ -4,7 +4,9 @@ import org.axonframework.common.jdbc.ConnectionProvider;
 import org.axonframework.common.transaction.TransactionManager;
 import org.axonframework.config.ConfigurerModule;
 import org.axonframework.eventhandling.deadletter.jdbc.JdbcSequencedDeadLetterQueue;
+import org.axonframework.eventhandling.EventMessage;
 import org.axonframework.eventhandling.PropagatingErrorHandler;
+import org.axonframework.serialization.Serializer;
 import org.axonframework.eventhandling.TrackingEventProcessorConfiguration;
 import org.axonframework.messaging.StreamableMessageSource;
 import org.springframework.beans.factory.ObjectProvider;
@@ -44,9 +46,26 @@ public class EventProcessingConfiguration {
      */
     public static final List<String> DEAD_LETTERED = List.of("inventory", "payments", "receipts", SUMMARY_PROCESSOR);
 
+    /** The saga's parked results (see {@link SagaPoisonHandler}); Axon builds no queue for a saga itself. */
+    @Bean
+    public JdbcSequencedDeadLetterQueue<EventMessage<?>> sagaDeadLetterQueue(ConnectionProvider connections,
+                                                                              TransactionManager transactions,
+                                                                              Serializer serializer,
+                                                                              ProcessingProperties properties) {
+        return JdbcSequencedDeadLetterQueue.builder()
+                .processingGroup(SAGA_PROCESSOR)
+                .connectionProvider(connections)
+                .transactionManager(transactions)
+                .genericSerializer(serializer)
+                .eventSerializer(serializer)
+                .maxSequences(properties.deadLetterMaxSequences())
+                .build();
+    }
+
     @Bean
     public ConfigurerModule eventProcessingConfigurerModule(ProcessingProperties properties,
-                                                            ObjectProvider<ConnectionProvider> connections) {
+                                                            ObjectProvider<ConnectionProvider> connections,
+                                                            ObjectProvider<JdbcSequencedDeadLetterQueue<EventMessage<?>>> sagaQueue) {
         AtomicReference<WakeUpEventSource> source = new AtomicReference<>();
         PoisonEventPolicy poison = new PoisonEventPolicy();
         return configurer -> {
@@ -59,6 +78,8 @@ public class EventProcessingConfiguration {
             configurer.eventProcessing(processing -> {
                 processing.registerDefaultListenerInvocationErrorHandler(c -> PropagatingErrorHandler.instance());
                 processing.registerDefaultErrorHandler(c -> PropagatingErrorHandler.instance());
+                processing.registerListenerInvocationErrorHandler(SAGA_PROCESSOR,
+                        c -> new SagaPoisonHandler(sagaQueue::getObject));
                 for (String group : DEAD_LETTERED) {
                     // Sequenced by Axon's default policy, the aggregate id: every event these processors handle is
                     // one of a Checkout's, so the sequence is the checkout and one bad event parks that checkout only.

@@ -5,11 +5,15 @@ import com.github.kagkarlsson.scheduler.exceptions.TaskInstanceCurrentlyExecutin
 import com.github.kagkarlsson.scheduler.exceptions.TaskInstanceNotFoundException;
 import org.axonframework.deadline.dbscheduler.DbSchedulerDeadlineManager;
 import org.axonframework.deadline.dbscheduler.DbSchedulerDeadlineToken;
+import io.durablecheckout.orchestrator.replay.RecordedInputs;
+import org.axonframework.messaging.ScopeDescriptor;
 import org.axonframework.messaging.unitofwork.CurrentUnitOfWork;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nonnull;
+import javax.annotation.Nullable;
+import java.time.Instant;
 
 /**
  * Axon's db-scheduler deadline manager, with one change: cancelling a lease deadline that is firing at that very
@@ -17,6 +21,8 @@ import javax.annotation.Nonnull;
  * leases and late results are processed together). Axon's own cancel then throws at commit and rolls back the
  * recording of the result. Here the cancel is skipped instead: the firing deadline finds the lease no longer current
  * (or the two commits collide on the aggregate's sequence number and one is retried), so the outcome is the same.
+ * <p>
+ * It also tells {@link RecordedInputs} what the Checkout scheduled and cancelled, so replay can compare it.
  */
 public class LeaseDeadlineManager extends DbSchedulerDeadlineManager {
 
@@ -29,8 +35,20 @@ public class LeaseDeadlineManager extends DbSchedulerDeadlineManager {
         this.scheduler = scheduler;
     }
 
+    @Nonnull
+    @Override
+    public String schedule(@Nonnull Instant triggerDateTime, @Nonnull String deadlineName,
+                           @Nullable Object messageOrPayload, @Nonnull ScopeDescriptor deadlineScope) {
+        String id = super.schedule(triggerDateTime, deadlineName, messageOrPayload, deadlineScope);
+        if (messageOrPayload != null) {
+            RecordedInputs.scheduled(id, triggerDateTime, deadlineName, messageOrPayload, deadlineScope);
+        }
+        return id;
+    }
+
     @Override
     public void cancelSchedule(@Nonnull String deadlineName, @Nonnull String scheduleId) {
+        RecordedInputs.cancelled(deadlineName, scheduleId);
         Runnable cancel = () -> {
             try {
                 scheduler.cancel(new DbSchedulerDeadlineToken(scheduleId));

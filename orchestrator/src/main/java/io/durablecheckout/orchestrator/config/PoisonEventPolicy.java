@@ -1,6 +1,8 @@
 package io.durablecheckout.orchestrator.config;
 
+import org.axonframework.common.AxonTransientException;
 import org.axonframework.common.jdbc.JdbcException;
+import org.axonframework.modelling.command.ConcurrencyException;
 import org.axonframework.eventhandling.EventMessage;
 import org.axonframework.messaging.deadletter.DeadLetter;
 import org.axonframework.messaging.deadletter.Decisions;
@@ -58,16 +60,21 @@ public final class PoisonEventPolicy implements EnqueuePolicy<EventMessage<?>> {
             if (t instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().length() >= 2) {
                 return TRANSIENT_SQL_CLASSES.contains(sql.getSQLState().substring(0, 2));
             }
-            if (t instanceof InterruptedException || t instanceof TransactionException || t instanceof JdbcException) {
+            if (t instanceof InterruptedException || t instanceof TransactionException || t instanceof JdbcException
+                    || t instanceof AxonTransientException || t instanceof ConcurrencyException) {
+                return true;
+            }
+            // A Spring data-access error without an SQLSTATE (no connection from the pool, a closed pool) is the
+            // database's problem; a data integrity violation is the data's.
+            if (t instanceof DataAccessException && !(t instanceof DataIntegrityViolationException)
+                    && !(t.getCause() instanceof SQLException)) {
                 return true;
             }
         }
-        // A Spring data-access error without an SQLSTATE (no connection from the pool, a closed pool) is the
-        // database's problem; a data integrity violation is the data's.
-        return error instanceof DataAccessException && !(error instanceof DataIntegrityViolationException);
+        return false;
     }
 
-    static String describe(Throwable cause) {
+    public static String describe(Throwable cause) {
         StringBuilder text = new StringBuilder();
         for (Throwable t = cause; t != null && text.length() < CAUSE_LENGTH; t = t.getCause() == t ? null : t.getCause()) {
             if (t.getMessage() != null && !text.toString().contains(t.getMessage())) {

@@ -12,6 +12,7 @@ import io.durablecheckout.orchestrator.web.ApiProblemException;
 import io.durablecheckout.orchestrator.deadletter.ParkedEvents;
 import io.durablecheckout.orchestrator.web.CheckoutService;
 import io.durablecheckout.orchestrator.web.DeadLetterController;
+import io.durablecheckout.orchestrator.web.ReplayController;
 import io.durablecheckout.orchestrator.web.OperatorController;
 import jakarta.servlet.http.HttpServletRequest;
 import org.axonframework.commandhandling.GenericCommandMessage;
@@ -63,12 +64,14 @@ public class DashboardApiController {
     private final Clock clock;
     private final DeadLetterController deadLetters;
     private final ParkedEvents parked;
+    private final ReplayController replays;
 
     public DashboardApiController(DashboardAccess access, DashboardQueries queries, CheckoutInspector inspector,
                                   RepairPreview previews, BulkRepairs bulk, ProcessorsView processors,
                                   OperatorController operator, CheckoutService checkouts,
                                   DashboardProperties properties, Clock clock, DeadLetterController deadLetters,
-                                  ParkedEvents parked) {
+                                  ParkedEvents parked, ReplayController replays) {
+        this.replays = replays;
         this.deadLetters = deadLetters;
         this.parked = parked;
         this.access = access;
@@ -145,6 +148,18 @@ public class DashboardApiController {
         DashboardAccess.Operator who = access.reader(request);
         CheckoutView view = checkouts.find(who.caller(), checkoutId).orElseThrow(() -> notFound(checkoutId));
         return inspector.providerView(view);
+    }
+
+    /** The replay verdict of this checkout's history with today's code (ReplayController, docs/replay.md). */
+    @GetMapping("/checkouts/{checkoutId}/replay")
+    public Map<String, Object> replay(HttpServletRequest request, @PathVariable String checkoutId) {
+        return replays.replay(access.reader(request).caller(), checkoutId);
+    }
+
+    /** The checkout's history bundle (personal fields redacted), as a download. */
+    @GetMapping("/checkouts/{checkoutId}/bundle")
+    public ResponseEntity<byte[]> bundle(HttpServletRequest request, @PathVariable String checkoutId) throws Exception {
+        return replays.bundle(access.reader(request).caller(), checkoutId);
     }
 
     /** What an action sent to the operator API. {@code version}: the one the operator looked at (If-Match). */

@@ -54,11 +54,11 @@ public class DashboardSecurityConfiguration {
     @Order(DASHBOARD_CHAIN_ORDER)
     public SecurityFilterChain dashboardChain(HttpSecurity http, ApiKeys apiKeys) throws Exception {
         PathPatternRequestMatcher.Builder path = PathPatternRequestMatcher.withDefaults();
-        // Swagger UI and the OpenAPI document, opened from the dashboard in a browser signed in here (no bearer key);
-        // with an Authorization header they stay with the bearer chain (SecurityConfiguration.surfaceChain).
+        // Swagger UI and the OpenAPI document, opened from the dashboard in a browser signed in here (a session, no
+        // bearer key); any other request for them stays with the bearer chain (SecurityConfiguration.surfaceChain).
         RequestMatcher apiDocsInBrowser = new AndRequestMatcher(new OrRequestMatcher(path.matcher("/swagger-ui.html"),
                 path.matcher("/swagger-ui/**"), path.matcher("/v3/api-docs"), path.matcher("/v3/api-docs/**")),
-                request -> request.getHeader("Authorization") == null);
+                request -> request.getHeader("Authorization") == null && request.getRequestedSessionId() != null);
         http.securityMatcher(new OrRequestMatcher(path.matcher("/dashboard"), path.matcher("/dashboard/**"),
                         path.matcher("/login"), path.matcher("/logout"), apiDocsInBrowser))
                 .authenticationManager(new ProviderManager(operatorKeys(apiKeys)))

@@ -1,6 +1,7 @@
 package io.durablecheckout.orchestrator.dashboard;
 
 import io.durablecheckout.orchestrator.checkout.CheckoutState;
+import io.durablecheckout.orchestrator.config.EventProcessingConfiguration;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -16,8 +17,8 @@ import java.util.Map;
 
 /**
  * Metrics read from the durable state when Prometheus scrapes (at most once a second), so they are the same on every
- * node and survive restarts: checkouts in flight by state, the age of the oldest one in each state, and duplicate
- * provider notifications ignored. The event-driven counters (started, finished, leases, lookups, time in state) are
+ * node and survive restarts: checkouts in flight by state, the age of the oldest one in each state, duplicate
+ * provider notifications ignored, and events parked in the dead-letter queues. The event-driven counters (started, finished, leases, lookups, time in state) are
  * counted by CheckoutSummaryProjection.
  */
 @Component
@@ -28,10 +29,10 @@ public class DomainMetrics {
 
     private final JdbcTemplate jdbc;
     private final Clock clock;
-    private volatile Snapshot snapshot = new Snapshot(Instant.EPOCH, Map.of(), Map.of(), 0);
+    private volatile Snapshot snapshot = new Snapshot(Instant.EPOCH, Map.of(), Map.of(), 0, Map.of());
 
     private record Snapshot(Instant takenAt, Map<String, Long> inFlight, Map<String, Double> oldestSeconds,
-                            long duplicateNotifications) {
+                            long duplicateNotifications, Map<String, Long> parked) {
     }
 
     public DomainMetrics(JdbcTemplate jdbc, Clock clock, MeterRegistry meters) {
@@ -48,6 +49,11 @@ public class DomainMetrics {
             Gauge.builder("checkout.state.oldest", this, m -> m.fresh().oldestSeconds.getOrDefault(name, 0.0))
                     .description("seconds the longest-waiting checkout has been in this state").baseUnit("seconds")
                     .tag("state", name).register(meters);
+        }
+        for (String processor : EventProcessingConfiguration.DEAD_LETTERED) {
+            Gauge.builder("checkout.dead.letters", this, m -> m.fresh().parked.getOrDefault(processor, 0L))
+                    .description("events parked in this processor's dead-letter queue").tag("processor", processor)
+                    .register(meters);
         }
         FunctionCounter.builder("checkout.callbacks.duplicates", this, m -> m.fresh().duplicateNotifications)
                 .description("provider notifications delivered again and ignored (deliveries beyond the first)")
@@ -75,7 +81,11 @@ public class DomainMetrics {
             });
             Long duplicates = jdbc.queryForObject(
                     "SELECT coalesce(sum(deliveries - 1), 0) FROM provider_notifications", Long.class);
-            snapshot = new Snapshot(now, Map.copyOf(inFlight), Map.copyOf(oldest), duplicates == null ? 0 : duplicates);
+            Map<String, Long> parked = new HashMap<>();
+            jdbc.query("SELECT processinggroup, count(*) FROM deadletterentry GROUP BY 1",
+                    rs -> { parked.put(rs.getString(1), rs.getLong(2)); });
+            snapshot = new Snapshot(now, Map.copyOf(inFlight), Map.copyOf(oldest), duplicates == null ? 0 : duplicates,
+                    Map.copyOf(parked));
             return snapshot;
         }
     }

@@ -1,7 +1,18 @@
 package io.durablecheckout.orchestrator.deadletter;
 
+import io.durablecheckout.api.activity.ActivityHeartbeatEvent;
+import io.durablecheckout.api.activity.ActivityResultEvent;
 import io.durablecheckout.api.checkout.CheckoutEvent;
+import io.durablecheckout.api.command.RecordActivityResultCommand;
+import io.durablecheckout.api.command.RenewLeaseCommand;
 import io.durablecheckout.orchestrator.config.EventProcessingConfiguration;
+import io.durablecheckout.orchestrator.config.PoisonEventPolicy;
+import org.axonframework.commandhandling.gateway.CommandGateway;
+import org.axonframework.eventhandling.deadletter.jdbc.JdbcSequencedDeadLetterQueue;
+import org.axonframework.messaging.deadletter.Decisions;
+import org.axonframework.messaging.deadletter.EnqueueDecision;
+import org.axonframework.messaging.deadletter.ThrowableCause;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.axonframework.common.transaction.TransactionManager;
 import org.axonframework.eventhandling.DomainEventMessage;
 import org.axonframework.eventhandling.EventMessage;
@@ -35,12 +46,18 @@ public class ParkedEvents {
     private final JdbcTemplate jdbc;
     private final org.axonframework.config.EventProcessingConfiguration processing;
     private final TransactionManager transactions;
+    private final JdbcSequencedDeadLetterQueue<EventMessage<?>> sagaQueue;
+    private final CommandGateway commands;
 
     public ParkedEvents(JdbcTemplate jdbc, org.axonframework.config.EventProcessingConfiguration processing,
-                        TransactionManager transactions) {
+                        TransactionManager transactions,
+                        @Qualifier("sagaDeadLetterQueue") JdbcSequencedDeadLetterQueue<EventMessage<?>> sagaQueue,
+                        CommandGateway commands) {
         this.jdbc = jdbc;
         this.processing = processing;
         this.transactions = transactions;
+        this.sagaQueue = sagaQueue;
+        this.commands = commands;
     }
 
     /**
@@ -60,7 +77,9 @@ public class ParkedEvents {
     }
 
     public List<String> processors() {
-        return EventProcessingConfiguration.DEAD_LETTERED;
+        List<String> all = new ArrayList<>(EventProcessingConfiguration.DEAD_LETTERED);
+        all.add(EventProcessingConfiguration.SAGA_PROCESSOR);
+        return all;
     }
 
     /** Parked sequences, oldest first; {@code processor} and {@code checkoutId} narrow it when not null. */
@@ -97,7 +116,7 @@ public class ParkedEvents {
             return byCheckout;
         }
         for (String id : checkoutIds) {
-            List<Sequence> parked = list(null, id, EventProcessingConfiguration.DEAD_LETTERED.size());
+            List<Sequence> parked = list(null, id, processors().size());
             if (!parked.isEmpty()) {
                 byCheckout.put(id, parked);
             }
@@ -119,6 +138,10 @@ public class ParkedEvents {
         if (list(processor, checkoutId, 1).isEmpty()) {
             return Optional.empty();
         }
+        if (EventProcessingConfiguration.SAGA_PROCESSOR.equals(processor)) {
+            // the saga's letters are routed again exactly as the saga routes them (SagaPoisonHandler)
+            return Optional.of(sagaQueue.process(letter -> checkoutId.equals(checkoutOf(letter)), this::route));
+        }
         SequencedDeadLetterProcessor<EventMessage<?>> letters = processing.sequencedDeadLetterProcessor(processor)
                 .orElseThrow(() -> new IllegalStateException("no dead-letter processor for " + processor));
         return Optional.of(letters.process(letter -> checkoutId.equals(checkoutOf(letter))));
@@ -126,8 +149,10 @@ public class ParkedEvents {
 
     /** Gives up the checkout's parked events in {@code processor}: they are removed and never handled. */
     public int evict(String processor, String checkoutId) {
-        SequencedDeadLetterQueue<EventMessage<?>> queue = processing.deadLetterQueue(processor)
-                .orElseThrow(() -> new IllegalStateException("no dead-letter queue for " + processor));
+        SequencedDeadLetterQueue<EventMessage<?>> queue = EventProcessingConfiguration.SAGA_PROCESSOR.equals(processor)
+                ? sagaQueue
+                : processing.deadLetterQueue(processor)
+                        .orElseThrow(() -> new IllegalStateException("no dead-letter queue for " + processor));
         return transactions.fetchInTransaction(() -> {
             int evicted = 0;
             for (DeadLetter<? extends EventMessage<?>> letter : queue.deadLetterSequence(checkoutId)) {
@@ -138,12 +163,34 @@ public class ParkedEvents {
         });
     }
 
+    private EnqueueDecision<EventMessage<?>> route(DeadLetter<? extends EventMessage<?>> letter) {
+        EventMessage<?> message = letter.message();
+        try {
+            if (message.getPayload() instanceof ActivityResultEvent result) {
+                commands.sendAndWait(new RecordActivityResultCommand(result.checkoutId(), result,
+                        message.getTimestamp()));
+            } else if (message.getPayload() instanceof ActivityHeartbeatEvent beat) {
+                commands.sendAndWait(new RenewLeaseCommand(beat.checkoutId(), beat, message.getTimestamp()));
+            }
+            return Decisions.evict();
+        } catch (RuntimeException e) {
+            return Decisions.requeue(new ThrowableCause(e.getClass().getName(), PoisonEventPolicy.describe(e)));
+        }
+    }
+
     private static String checkoutOf(DeadLetter<? extends EventMessage<?>> letter) {
         EventMessage<?> message = letter.message();
         if (message instanceof DomainEventMessage<?> domain) {
             return domain.getAggregateIdentifier();
         }
-        return message.getPayload() instanceof CheckoutEvent e ? e.checkoutId().value() : null;
+        Object payload = message.getPayload();
+        if (payload instanceof CheckoutEvent e) {
+            return e.checkoutId().value();
+        }
+        if (payload instanceof ActivityResultEvent r) {
+            return r.checkoutId().value();
+        }
+        return payload instanceof ActivityHeartbeatEvent h ? h.checkoutId().value() : null;
     }
 
     private static String cause(String type, String message) {

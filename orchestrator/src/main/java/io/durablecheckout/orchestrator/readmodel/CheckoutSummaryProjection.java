@@ -1,6 +1,7 @@
 package io.durablecheckout.orchestrator.readmodel;
 
 import io.durablecheckout.api.checkout.ActivityIntent;
+import io.durablecheckout.api.checkout.ActivityLeaseDeferredEvent;
 import io.durablecheckout.api.checkout.ActivityLeaseExpiredEvent;
 import io.durablecheckout.api.checkout.ActivityLeaseRenewedEvent;
 import io.durablecheckout.api.checkout.ActivityResultRejectedEvent;
@@ -183,6 +184,8 @@ public class CheckoutSummaryProjection {
             }
         } else if (event instanceof ActivityLeaseRenewedEvent e) {
             counter("checkout.leases.renewed", "step", e.step().slug());
+        } else if (event instanceof ActivityLeaseDeferredEvent e) {
+            counter("checkout.leases.deferred", "step", e.step().slug());
         } else if (event instanceof ActivityLeaseExpiredEvent e) {
             counter("checkout.leases.expired", "step", e.step().slug());
         } else if (event instanceof ActivityResultRejectedEvent e) {

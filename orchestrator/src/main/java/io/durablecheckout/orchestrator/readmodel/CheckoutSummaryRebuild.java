@@ -7,8 +7,9 @@ import org.axonframework.eventhandling.GapAwareTrackingToken;
 import org.axonframework.eventhandling.StreamingEventProcessor;
 import org.axonframework.eventhandling.tokenstore.TokenStore;
 import org.axonframework.serialization.Serializer;
-import org.axonframework.serialization.SimpleSerializedObject;
 import org.axonframework.serialization.SimpleSerializedType;
+import io.durablecheckout.orchestrator.replay.EventUpcasters;
+import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
@@ -51,7 +52,7 @@ public class CheckoutSummaryRebuild {
     private final CheckoutSummaryRepository repository;
 
     public CheckoutSummaryRebuild(JdbcTemplate jdbc, PlatformTransactionManager transactionManager,
-                                  Serializer serializer, TokenStore tokenStore,
+                                  @Qualifier("eventSerializer") Serializer serializer, TokenStore tokenStore,
                                   org.axonframework.config.EventProcessingConfiguration processing,
                                   CheckoutSummaryRepository repository) {
         this.jdbc = jdbc;
@@ -143,8 +144,7 @@ public class CheckoutSummaryRebuild {
             if (view != null && view.version >= sequence) {
                 return;
             }
-            CheckoutEvent event = serializer.deserialize(
-                    new SimpleSerializedObject<>(rs.getBytes(6), byte[].class, type, revision));
+            CheckoutEvent event = EventUpcasters.deserialize(serializer, rs.getBytes(6), type, revision);
             Instant at = DateTimeUtils.parseInstant(rs.getString(3));
             current[0] = CheckoutViewFolder.fold(view, event, sequence, at);
             events[0]++;

@@ -43,6 +43,8 @@ public class CheckoutView {
      * read, never stored: while any is parked the checkout is stuck in that processor until an operator acts.
      */
     public List<Parked> parked;
+    /** Provider notifications kept as evidence while an operator or a compensation owned the checkout. */
+    public List<HeldNotification> notificationsHeld;
 
     public record Amount(long minor, String currency) {
     }
@@ -63,6 +65,11 @@ public class CheckoutView {
 
     /** One processor's parked events of this checkout: the first failed with {@code cause}, the rest wait. */
     public record Parked(String processor, long events, String eventType, String cause, Instant since) {
+    }
+
+    /** @param outcome {@code authorized} or {@code declined}, as the provider notified it */
+    public record HeldNotification(String notificationId, String outcome, String providerReference,
+                                   Instant receivedAt) {
     }
 
     public record ManualReview(String blockedStep, String reason, String evidence) {

@@ -2,6 +2,7 @@ package io.durablecheckout.orchestrator.readmodel;
 
 import io.durablecheckout.api.checkout.ActivityIntent;
 import io.durablecheckout.api.checkout.ActivityLeaseExpiredEvent;
+import io.durablecheckout.api.checkout.ActivityLeaseDeferredEvent;
 import io.durablecheckout.api.checkout.ActivityLeaseRenewedEvent;
 import io.durablecheckout.api.checkout.ActivityResultRejectedEvent;
 import io.durablecheckout.api.checkout.ActivityRetryScheduledEvent;
@@ -14,7 +15,9 @@ import io.durablecheckout.api.checkout.CheckoutConfirmedEvent;
 import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
 import io.durablecheckout.api.checkout.CheckoutEvent;
 import io.durablecheckout.api.checkout.ManualReviewRequiredEvent;
+import io.durablecheckout.api.checkout.ManualResolution;
 import io.durablecheckout.api.checkout.ManualReviewResolvedEvent;
+import io.durablecheckout.api.checkout.ProviderNotificationHeldEvent;
 import io.durablecheckout.api.checkout.OperatorRetryRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentAuthorizationRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentAuthorizedEvent;
@@ -38,6 +41,8 @@ import io.durablecheckout.api.values.Step;
 import io.durablecheckout.orchestrator.checkout.CheckoutState;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Locale;
 
 /**
  * Folds Checkout events into a {@link CheckoutView}. Pure: the projection and the consistent read of a checkout whose
@@ -142,6 +147,25 @@ public final class CheckoutViewFolder {
             if (v.waiting == null) {
                 v.waiting = disputeWaiting(v);
             }
+        } else if (event instanceof ProviderNotificationHeldEvent e) {
+            if (v.notificationsHeld == null) {
+                v.notificationsHeld = new ArrayList<>();
+            }
+            String outcome = e.reportedOutcome().name().toLowerCase(Locale.ROOT);
+            v.notificationsHeld.add(new CheckoutView.HeldNotification(e.notificationId(), outcome,
+                    e.providerReference(), e.receivedAt()));
+            if (v.manualReview != null && CheckoutState.MANUAL_REVIEW.wireName().equals(v.state)) {
+                String offer = "provider notification " + e.notificationId() + " says " + outcome
+                        + (e.providerReference() == null ? "" : " (reference " + e.providerReference() + ")")
+                        + ", held, not applied: resolve as " + outcome + " to apply it"
+                        + (e.reportedOutcome() == ManualResolution.AUTHORIZED ? " (its reference is used)" : "");
+                v.manualReview = new CheckoutView.ManualReview(v.manualReview.blockedStep(), v.manualReview.reason(),
+                        (v.manualReview.evidence() == null ? "" : v.manualReview.evidence() + "; ") + offer);
+                if (v.waiting != null) {
+                    v.waiting = new CheckoutView.Waiting(v.waiting.reason(), v.waiting.nextDeadline(),
+                            v.waiting.onDeadline(), v.waiting.known() + "; " + offer, v.waiting.unknown());
+                }
+            }
         } else if (event instanceof ManualReviewResolvedEvent || event instanceof OperatorRetryRequestedEvent) {
             boolean disputeOnly = !CheckoutState.MANUAL_REVIEW.wireName().equals(v.state);
             v.manualReview = null;
@@ -172,15 +196,25 @@ public final class CheckoutViewFolder {
         } else if (event instanceof ActivityRetryScheduledEvent e) {
             CheckoutView.Activity a = activity(v, e.step());
             a.status = "retry_scheduled";
-            a.lastOutcome = e.detail();
+            a.lastOutcome = e.lastFailure();
             a.retryAt = e.retryAt();
-            v.waiting = new CheckoutView.Waiting(describe(e.step()) + " failed (" + e.detail() + "); retry scheduled",
+            v.waiting = new CheckoutView.Waiting(describe(e.step()) + " failed (" + e.lastFailure() + "); retry scheduled",
                     e.retryAt(), "try again under the same operation id " + e.operationId(), known(v), null);
         } else if (event instanceof ActivityLeaseRenewedEvent e) {
             CheckoutView.Activity a = activity(v, e.step());
             a.leaseExpiresAt = e.lease().expiresAt();
             if (v.waiting != null && "in_flight".equals(a.status)) {
                 v.waiting = new CheckoutView.Waiting(v.waiting.reason(), e.lease().expiresAt(), v.waiting.onDeadline(),
+                        v.waiting.known(), v.waiting.unknown());
+            }
+        } else if (event instanceof ActivityLeaseDeferredEvent e) {
+            CheckoutView.Activity a = activity(v, e.step());
+            a.leaseExpiresAt = e.lease().expiresAt();
+            if (v.waiting != null && "in_flight".equals(a.status)) {
+                String queued = "; queued: no worker has picked it up yet";
+                v.waiting = new CheckoutView.Waiting(
+                        v.waiting.reason().endsWith(queued) ? v.waiting.reason() : v.waiting.reason() + queued,
+                        e.lease().expiresAt(), "checked again; the lease starts when a worker claims the intent",
                         v.waiting.known(), v.waiting.unknown());
             }
         } else if (event instanceof ActivityLeaseExpiredEvent e) {

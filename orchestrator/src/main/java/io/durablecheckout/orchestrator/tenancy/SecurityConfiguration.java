@@ -45,6 +45,8 @@ public class SecurityConfiguration {
 
     public static final int API_CHAIN_ORDER = 10;
     public static final int SURFACE_CHAIN_ORDER = 100;
+    /** Actuator (beyond health) and the OpenAPI document (the Swagger UI page itself holds no data). */
+    static final String[] OPERATIONS = {"/actuator/**", "/v3/api-docs", "/v3/api-docs/**", "/v3/api-docs.yaml"};
 
     @Bean
     @Order(API_CHAIN_ORDER)
@@ -110,10 +112,10 @@ public class SecurityConfiguration {
                 .authorizeHttpRequests(a -> {
                     a.requestMatchers("/actuator/health", "/actuator/health/**").permitAll();
                     if (publicOperations) {
-                        a.requestMatchers("/actuator/**", "/v3/api-docs", "/v3/api-docs/**", "/v3/api-docs.yaml")
+                        a.requestMatchers(OPERATIONS)
                                 .permitAll();
                     } else {
-                        a.requestMatchers("/actuator/**", "/v3/api-docs", "/v3/api-docs/**", "/v3/api-docs.yaml")
+                        a.requestMatchers(OPERATIONS)
                                 .hasRole(OPERATOR_READ.name());
                     }
                     a.anyRequest().permitAll();

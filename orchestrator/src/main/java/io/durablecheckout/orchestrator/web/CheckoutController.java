@@ -12,6 +12,7 @@ import io.durablecheckout.orchestrator.readmodel.CheckoutView;
 import io.durablecheckout.orchestrator.tenancy.Caller;
 import org.axonframework.commandhandling.gateway.CommandGateway;
 import org.axonframework.eventhandling.DomainEventMessage;
+import io.durablecheckout.orchestrator.replay.PlainShapes;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
@@ -91,9 +92,10 @@ public class CheckoutController {
         if (events.isEmpty()) {
             throw notFound(checkoutId);
         }
+        // plain shapes: ids as strings, not {"value": ...} (the store's own shape)
         return events.stream().map(m -> new HistoryEntry(m.getSequenceNumber(), m.getPayloadType().getSimpleName(),
-                m.getTimestamp(), checkouts.revealedPayload(checkoutId, m.getPayload()), Map.copyOf(m.getMetaData())))
-                .toList();
+                m.getTimestamp(), checkouts.revealedPayload(checkoutId, PlainShapes.of(m.getPayload())),
+                plainMetadata(m.getMetaData()))).toList();
     }
 
     /**
@@ -134,6 +136,11 @@ public class CheckoutController {
         String state = checkouts.find(caller, checkoutId).map(v -> v.state).orElse(null);
         return ResponseEntity.accepted().location(URI.create("/api/v1/checkouts/" + checkoutId))
                 .body(new Accepted(checkoutId, state, links(checkoutId)));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static Map<String, Object> plainMetadata(Map<String, ?> metaData) {
+        return (Map<String, Object>) PlainShapes.of(metaData);
     }
 
     static Map<String, String> links(String id) {

@@ -15,6 +15,7 @@ import io.durablecheckout.orchestrator.readmodel.CheckoutSummaryRepository;
 import io.durablecheckout.orchestrator.readmodel.CheckoutView;
 import io.durablecheckout.orchestrator.readmodel.CheckoutViewFolder;
 import io.durablecheckout.orchestrator.tenancy.Caller;
+import io.durablecheckout.orchestrator.admission.Admission;
 import io.durablecheckout.orchestrator.deadletter.ParkedEvents;
 import org.axonframework.commandhandling.gateway.CommandGateway;
 import org.springframework.beans.factory.ObjectProvider;
@@ -52,12 +53,14 @@ public class CheckoutService {
     private final CheckoutSummaryRepository summaries;
     private final Clock clock;
     private final ObjectProvider<ParkedEvents> parkedEvents;
+    private final Admission admission;
     private final PersonalDataVault vault;
 
     public CheckoutService(CommandGateway commands, QueryGateway queries, EventStore eventStore,
                            CheckoutSummaryRepository summaries, Clock clock, ObjectProvider<ParkedEvents> parkedEvents,
-                           PersonalDataVault vault) {
+                           PersonalDataVault vault, Admission admission) {
         this.vault = vault;
+        this.admission = admission;
         this.commands = commands;
         this.queries = queries;
         this.eventStore = eventStore;
@@ -82,6 +85,7 @@ public class CheckoutService {
         if (replay.isPresent()) {
             return replay.get();
         }
+        admission.admit(); // new work only: a retry of an accepted request was answered above
         rejectUnknownSkus(tenant, valid.items());
         // Personal data enters the event store only sealed under the checkout's own key (crypto-shredding).
         PersonalDataVault.SealedCheckout sealed = vault.sealCheckout(id.value(), valid.paymentToken(),

@@ -28,9 +28,11 @@ public class DeadLetterController {
     private static final int MAX_LIMIT = 500;
 
     private final ParkedEvents parked;
+    private final io.durablecheckout.orchestrator.tenancy.AuditLog audit;
 
-    public DeadLetterController(ParkedEvents parked) {
+    public DeadLetterController(ParkedEvents parked, io.durablecheckout.orchestrator.tenancy.AuditLog audit) {
         this.parked = parked;
+        this.audit = audit;
     }
 
     public record Page(List<ParkedEvents.Sequence> deadLetters) {
@@ -65,9 +67,11 @@ public class DeadLetterController {
     @PostMapping("/{processor}/{checkoutId}/retry")
     public RetryResult retry(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller,
                              @PathVariable String processor, @PathVariable String checkoutId) {
-        requireOperator(caller);
+        requireRepair(caller);
         requireProcessor(processor);
         boolean handled = parked.retry(processor, checkoutId).orElseThrow(() -> nothingParked(processor, checkoutId));
+        audit.record(caller, "dead-letter.retry", "checkout:" + checkoutId, "operator retry",
+                "processor=" + processor + " handled=" + handled);
         return new RetryResult(processor, checkoutId, handled, parked.list(processor, checkoutId, 1));
     }
 
@@ -76,16 +80,25 @@ public class DeadLetterController {
     public EvictResult evict(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller,
                              @PathVariable String processor, @PathVariable String checkoutId,
                              @RequestBody(required = false) EvictRequest body) {
-        requireOperator(caller);
+        requireRepair(caller);
         requireProcessor(processor);
         if (body == null || body.reason() == null || body.reason().isBlank()) {
             throw new ApiProblemException(HttpStatus.BAD_REQUEST, "invalid-request", "Invalid operator action",
                     "reason: required, why these events are given up (they will never be handled)");
         }
+        java.util.List<String> errors = new java.util.ArrayList<>();
+        String reason = TextLimits.reason(body.reason(), errors);
+        if (!errors.isEmpty()) {
+            throw new ApiProblemException(HttpStatus.BAD_REQUEST, "invalid-request", "Invalid operator action",
+                    errors.get(0), errors);
+        }
         if (parked.list(processor, checkoutId, 1).isEmpty()) {
             throw nothingParked(processor, checkoutId);
         }
-        return new EvictResult(processor, checkoutId, parked.evict(processor, checkoutId));
+        int evicted = parked.evict(processor, checkoutId);
+        audit.record(caller, "dead-letter.evict", "checkout:" + checkoutId, reason,
+                "processor=" + processor + " evicted=" + evicted);
+        return new EvictResult(processor, checkoutId, evicted);
     }
 
     private void requireProcessor(String processor) {
@@ -115,6 +128,14 @@ public class DeadLetterController {
 
     private static String blankToNull(String s) {
         return s == null || s.isBlank() ? null : s;
+    }
+
+    /** Retrying and evicting change what happens to a checkout: the repair role, as for the other repairs. */
+    private static void requireRepair(Caller caller) {
+        if (!caller.has(Caller.Role.OPERATOR_REPAIR)) {
+            throw new ApiProblemException(HttpStatus.FORBIDDEN, "forbidden", "Operators only",
+                    "This action needs an operator key with the repair role");
+        }
     }
 
     private static void requireOperator(Caller caller) {

@@ -2,7 +2,6 @@ package io.durablecheckout.orchestrator.web;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.durablecheckout.activities.payments.HttpPaymentProvider;
 import io.durablecheckout.activities.payments.WebhookSecret;
 import io.durablecheckout.activities.payments.WebhookSignatures;
 import io.durablecheckout.api.activity.PaymentLookupOutcome;
@@ -175,12 +174,17 @@ public class PaymentCallbackController implements org.springframework.beans.fact
         List<String> errors = new ArrayList<>();
         String eventId = token(n, "eventId", true, errors);
         String operationId = token(n, "operationId", true, errors);
-        // The provider's text: any length it likes, stored bounded (as the provider client stores it).
+        // The provider's reference, refused here when it could not be stored (255 characters, printable), like the
+        // payments resource refuses it (Bounds): a notification we cannot record whole changes nothing.
         JsonNode ref = n.path("reference");
         String reference = null;
         if (!ref.isMissingNode() && !ref.isNull()) {
-            if (ref.isTextual()) reference = HttpPaymentProvider.bounded(ref.asText());
-            else errors.add("reference: a string");
+            if (!ref.isTextual() || ref.asText().isEmpty() || ref.asText().length() > 255
+                    || !TextLimits.printable(ref.asText())) {
+                errors.add("reference: 1 to 255 printable characters");
+            } else {
+                reference = ref.asText();
+            }
         }
         String tenantId = token(n, "tenantId", true, errors);
         String status = n.path("status").isTextual() ? n.path("status").asText() : null;

@@ -2,6 +2,7 @@ package io.durablecheckout.orchestrator.checkout;
 
 import io.durablecheckout.api.activity.StockReservationSucceededEvent;
 import io.durablecheckout.api.activity.ActivityHeartbeatEvent;
+import io.durablecheckout.api.checkout.ActivityLeaseDeferredEvent;
 import io.durablecheckout.api.checkout.ActivityLeaseExpiredEvent;
 import io.durablecheckout.api.checkout.ActivityLeaseRenewedEvent;
 import io.durablecheckout.api.command.RenewLeaseCommand;
@@ -74,11 +75,17 @@ class CheckoutLeaseTest {
     @Nested
     class Expiry {
 
+        private RenewLeaseCommand claim(int token, Instant at) {
+            return new RenewLeaseCommand(ID, new ActivityHeartbeatEvent(ID, Step.RESERVE_STOCK, RESERVE, token(token)),
+                    at);
+        }
+
         @Test
-        void an_expired_lease_is_granted_again_under_the_same_operation_id_with_the_next_token() {
-            Instant expiredAt = T0.plus(LEASE);
+        void a_claimed_lease_that_runs_out_is_granted_again_under_the_same_operation_id_with_the_next_token() {
+            Instant claimedAt = T0.plusSeconds(1);
+            Instant expiredAt = claimedAt.plus(LEASE);
             fixture.givenCurrentTime(T0)
-                    .andGivenCommands(start())
+                    .andGivenCommands(start(), claim(1, claimedAt))
                     .whenThenTimeAdvancesTo(expiredAt)
                     .expectTriggeredDeadlinesWithName(Deadlines.LEASE_EXPIRED)
                     .expectEvents(
@@ -87,6 +94,54 @@ class CheckoutLeaseTest {
                             new StockReservationRequestedEvent(ID, TENANT, ITEMS,
                                     new Lease(RESERVE, 2, new FencingToken(2), expiredAt.plus(LEASE))))
                     .expectScheduledDeadline(expiredAt.plus(LEASE), new LeaseExpiry(Step.RESERVE_STOCK, token(2)));
+        }
+
+        @Test
+        void the_claim_starts_the_lease_even_when_it_does_not_move_the_expiry() {
+            // picked up at once: the claim's own expiry (T0 + LEASE) is not later, but it is recorded as the claim
+            fixture.givenCurrentTime(T0)
+                    .andGivenCommands(start())
+                    .when(claim(1, T0))
+                    .expectEvents(new ActivityLeaseRenewedEvent(ID, Step.RESERVE_STOCK, lease(Step.RESERVE_STOCK, 1, T0)));
+        }
+
+        @Test
+        void a_lease_nobody_has_claimed_is_deferred_not_expired_the_intent_still_waits_for_a_worker() {
+            Instant dueAt = T0.plus(LEASE);
+            Instant presumedLost = dueAt.plus(LEASE.multipliedBy(CheckoutScenario.MAX_ATTEMPTS - 1));
+            fixture.givenCurrentTime(T0)
+                    .andGivenCommands(start())
+                    .whenThenTimeAdvancesTo(dueAt)
+                    .expectEvents(new ActivityLeaseDeferredEvent(ID, Step.RESERVE_STOCK,
+                            new Lease(RESERVE, 1, FencingToken.first(), presumedLost)))
+                    .expectScheduledDeadline(presumedLost, new LeaseExpiry(Step.RESERVE_STOCK, token(1)));
+        }
+
+        @Test
+        void a_worker_that_claims_after_a_deferral_gets_a_full_lease_from_its_claim() {
+            Instant claimedAt = T0.plus(LEASE).plusSeconds(4);
+            fixture.givenCurrentTime(T0)
+                    .andGivenCommands(start())
+                    .andGiven(new ActivityLeaseDeferredEvent(ID, Step.RESERVE_STOCK,
+                            lease(Step.RESERVE_STOCK, 1, T0.plus(LEASE))))
+                    .when(claim(1, claimedAt))
+                    .expectEvents(new ActivityLeaseRenewedEvent(ID, Step.RESERVE_STOCK,
+                            new Lease(RESERVE, 1, token(1), claimedAt.plus(LEASE))))
+                    .expectScheduledDeadline(claimedAt.plus(LEASE), new LeaseExpiry(Step.RESERVE_STOCK, token(1)));
+        }
+
+        @Test
+        void an_intent_nobody_claims_for_max_attempts_leases_is_presumed_lost_and_issued_again() {
+            Instant lost = T0.plus(LEASE.multipliedBy(CheckoutScenario.MAX_ATTEMPTS));
+            fixture.givenCurrentTime(T0)
+                    .andGivenCommands(start())
+                    .whenThenTimeAdvancesTo(lost)
+                    .expectEvents(
+                            new ActivityLeaseDeferredEvent(ID, Step.RESERVE_STOCK,
+                                    new Lease(RESERVE, 1, FencingToken.first(), lost)),
+                            new ActivityLeaseExpiredEvent(ID, Step.RESERVE_STOCK,
+                                    new Lease(RESERVE, 1, FencingToken.first(), lost)),
+                            reservationRequested(2, lost));
         }
 
         @Test
@@ -117,22 +172,25 @@ class CheckoutLeaseTest {
         }
 
         @Test
-        void leases_that_keep_expiring_exhaust_the_budget_and_send_the_checkout_to_manual_review() {
-            // Lease n expires at T0 + n * LEASE; the third expiry uses up the budget of three attempts.
-            fixture.givenCurrentTime(T0)
-                    .andGivenCommands(start())
-                    .whenThenTimeAdvancesTo(T0.plus(LEASE.multipliedBy(10)))
-                    .expectEvents(
+        void claimed_leases_that_keep_expiring_exhaust_the_budget_and_send_the_checkout_to_manual_review() {
+            // leases 1 and 2 expired; the owner of lease 3 claims it and then goes silent
+            Instant third = T0.plus(LEASE.multipliedBy(2));
+            Instant claimedAt = third.plusSeconds(1);
+            fixture.givenCurrentTime(third)
+                    .andGiven(concat(createdHistory(),
                             new ActivityLeaseExpiredEvent(ID, Step.RESERVE_STOCK, lease(Step.RESERVE_STOCK, 1, T0)),
                             reservationRequested(2, T0.plus(LEASE)),
                             new ActivityLeaseExpiredEvent(ID, Step.RESERVE_STOCK,
                                     lease(Step.RESERVE_STOCK, 2, T0.plus(LEASE))),
-                            reservationRequested(3, T0.plus(LEASE.multipliedBy(2))),
+                            reservationRequested(3, third)))
+                    .andGivenCommands(claim(3, claimedAt))
+                    .whenThenTimeAdvancesTo(claimedAt.plus(LEASE))
+                    .expectEvents(
                             new ActivityLeaseExpiredEvent(ID, Step.RESERVE_STOCK,
-                                    lease(Step.RESERVE_STOCK, 3, T0.plus(LEASE.multipliedBy(2)))),
+                                    new Lease(RESERVE, 3, token(3), claimedAt.plus(LEASE))),
                             new ManualReviewRequiredEvent(ID, Step.RESERVE_STOCK,
                                     "reserve-stock: no result within 3 leases",
-                                    "operation chk-0001/reserve-stock, last attempt 3 expired at 2026-01-01T10:00:30Z"))
+                                    "operation chk-0001/reserve-stock, last attempt 3 expired at 2026-01-01T10:00:31Z"))
                     .expectNoScheduledDeadlines();
         }
     }

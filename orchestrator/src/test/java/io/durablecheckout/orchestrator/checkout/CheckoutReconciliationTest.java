@@ -12,6 +12,7 @@ import io.durablecheckout.api.checkout.ManualResolution;
 import io.durablecheckout.api.checkout.ManualReviewRequiredEvent;
 import io.durablecheckout.api.checkout.PaymentVoidRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentOutcomeDisputedEvent;
+import io.durablecheckout.api.checkout.ProviderNotificationHeldEvent;
 import io.durablecheckout.api.command.RecordProviderNotificationCommand;
 import io.durablecheckout.api.checkout.ManualReviewResolvedEvent;
 import io.durablecheckout.api.checkout.OperatorRetryRequestedEvent;
@@ -424,6 +425,39 @@ class CheckoutReconciliationTest {
                     .expectEvents(
                             new ManualReviewResolvedEvent(ID, ManualResolution.AUTHORIZED, "psp-auth-99", "seen"),
                             new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(2), "psp-auth-99"),
+                            new CheckoutConfirmedEvent(ID),
+                            receiptRequested(1, resolvedAt));
+        }
+
+        @Test
+        void a_notification_during_manual_review_is_held_as_evidence_not_applied() {
+            fixture.given(manualReviewAfterLookups())
+                    .when(new RecordProviderNotificationCommand(ID, AUTHORIZATION, PaymentLookupOutcome.AUTHORIZED,
+                            "psp-late-1", "evt-9", resolvedAt))
+                    .expectEvents(new ProviderNotificationHeldEvent(ID, AUTHORIZATION, ManualResolution.AUTHORIZED,
+                            "psp-late-1", "evt-9", resolvedAt));
+        }
+
+        @Test
+        void the_same_notification_delivered_again_is_held_once() {
+            fixture.given(concat(manualReviewAfterLookups(), new ProviderNotificationHeldEvent(ID, AUTHORIZATION,
+                            ManualResolution.AUTHORIZED, "psp-late-1", "evt-9", resolvedAt)))
+                    .when(new RecordProviderNotificationCommand(ID, AUTHORIZATION, PaymentLookupOutcome.AUTHORIZED,
+                            "psp-late-1", "evt-9", resolvedAt.plusSeconds(1)))
+                    .expectSuccessfulHandlerExecution()
+                    .expectNoEvents();
+        }
+
+        @Test
+        void resolving_as_authorized_applies_the_held_notification_s_reference() {
+            fixture.given(concat(manualReviewAfterLookups(), new ProviderNotificationHeldEvent(ID, AUTHORIZATION,
+                            ManualResolution.AUTHORIZED, "psp-late-1", "evt-9", resolvedAt)))
+                    .when(new ResolveManualReviewCommand(ID, ManualResolution.AUTHORIZED, null,
+                            "the provider notified it", null, resolvedAt))
+                    .expectEvents(
+                            new ManualReviewResolvedEvent(ID, ManualResolution.AUTHORIZED, "psp-late-1",
+                                    "the provider notified it"),
+                            new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-late-1"),
                             new CheckoutConfirmedEvent(ID),
                             receiptRequested(1, resolvedAt));
         }

@@ -79,6 +79,14 @@ class DashboardApiIT extends IntegrationTestBase {
             assertThat(rows.get(0).path("checkoutId").asText()).isEqualTo(id);
         }
         assertThat(operator.get("/dashboard/api/checkouts?q=" + key + "&state=cancelled").json().path("rows")).isEmpty();
+
+        // the replay verdict and the history bundle, from the checkout's page
+        assertThat(operator.get("/dashboard/api/checkouts/" + id + "/replay").json().path("verdict").asText())
+                .isEqualTo("identical");
+        HttpApi.Response bundle = operator.get("/dashboard/api/checkouts/" + id + "/bundle");
+        assertThat(bundle.status()).isEqualTo(200);
+        assertThat(bundle.header("Content-Disposition")).contains("attachment");
+        assertThat(bundle.body()).contains(id).doesNotContain("a@example.com");
     }
 
     @Test

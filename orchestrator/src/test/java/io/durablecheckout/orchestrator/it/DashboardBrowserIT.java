@@ -74,7 +74,7 @@ class DashboardBrowserIT extends IntegrationTestBase {
         browser.get(url("/dashboard#/checkouts"));
         new Select(wait(10).until(ExpectedConditions.elementToBeClickable(By.id("f-state"))))
                 .selectByValue("manual_review");
-        browser.findElement(By.id("apply-filter")).click();
+        applyFilter();
         WebElement link = wait(15).until(ExpectedConditions.elementToBeClickable(
                 By.cssSelector("tr[data-id='" + id + "'] a.open")));
         assertThat(browser.findElements(By.cssSelector("#checkouts tbody tr")))
@@ -108,6 +108,10 @@ class DashboardBrowserIT extends IntegrationTestBase {
         browser.findElement(By.id("ask-provider")).click();
         wait(10).until(ExpectedConditions.visibilityOfElementLocated(By.id("mismatch")));
         assertThat(browser.findElement(By.id("provider-says")).getText()).contains("PENDING");
+        // today's code makes the same decisions on this history
+        browser.findElement(By.id("replay-run")).click();
+        assertThat(wait(30).until(ExpectedConditions.visibilityOfElementLocated(By.id("replay-verdict"))).getText())
+                .contains("identical");
         browser.manage().window().setSize(new Dimension(1400, 2600));
         Browser.screenshot(browser, "detail");
         browser.manage().window().setSize(new Dimension(1400, 1000));
@@ -125,7 +129,7 @@ class DashboardBrowserIT extends IntegrationTestBase {
                 + "checkout_id = ? AND state_entered_at < now() - interval '3 seconds'", id) == 1);
         browser.get(url("/dashboard#/checkouts"));
         wait(10).until(ExpectedConditions.elementToBeClickable(By.id("f-stuck"))).click();
-        browser.findElement(By.id("apply-filter")).click();
+        applyFilter();
         WebElement row = wait(15).until(ExpectedConditions.visibilityOfElementLocated(
                 By.cssSelector("tr[data-id='" + id + "']")));
         assertThat(row.getText()).contains("stuck", "manual_review");
@@ -190,6 +194,16 @@ class DashboardBrowserIT extends IntegrationTestBase {
     }
 
     // ------------------------------------------------------------------------------------------------ helpers
+
+    /** Applies the filter form and waits until the list that was shown is gone (the page re-renders on the route). */
+    private void applyFilter() {
+        WebElement shown = wait(10).until(ExpectedConditions.presenceOfElementLocated(By.id("list")));
+        browser.findElement(By.id("apply-filter")).click();
+        wait(10).until(ExpectedConditions.stalenessOf(shown));
+        wait(15).until(ExpectedConditions.or(
+                ExpectedConditions.presenceOfElementLocated(By.id("checkouts")),
+                ExpectedConditions.presenceOfElementLocated(By.id("empty"))));
+    }
 
     private String manualReviewCheckout(String sku, long minor) {
         String id = api.startCheckout("browser-review-" + UUID.randomUUID(),

@@ -69,9 +69,12 @@ class DomainMetricsIT extends IntegrationTestBase {
                     .isEqualTo((double) count("SELECT count(*) FROM checkout_summary WHERE state = 'manual_review'"));
             assertThat(now.value("checkout_callbacks_duplicates_total")).isEqualTo((double) count(
                     "SELECT coalesce(sum(deliveries - 1), 0) FROM provider_notifications"));
+            assertThat(now.value("checkout_dead_letters", "processor", "payments")).isEqualTo((double) count(
+                    "SELECT count(*) FROM deadletterentry WHERE processinggroup = 'payments'"));
         });
         assertThat(after.value("checkout_in_flight", "state", "manual_review")).isGreaterThanOrEqualTo(1);
         assertThat(after.value("checkout_state_oldest_seconds", "state", "manual_review")).isGreaterThanOrEqualTo(0);
+        assertThat(after.has("checkout_dead_letters")).isTrue();
     }
 
     private Prometheus scrape() {

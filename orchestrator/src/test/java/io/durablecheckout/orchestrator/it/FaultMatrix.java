@@ -373,10 +373,25 @@ final class FaultMatrix {
                         .map(id -> id + "=" + states.get(id)).toList();
                 violations.add("not settled within the time limit (visible, but still waiting): " + open);
             }
+            // the counting itself: a completed checkout's authorization and receipt must have reached the provider and
+            // the mail service, or the effect checks above counted nothing and proved nothing
+            db.query("""
+                    SELECT checkout_id FROM checkout_summary s WHERE state = 'completed'
+                      AND (NOT EXISTS (SELECT 1 FROM simulator_calls c
+                                       WHERE c.idempotency_key = s.checkout_id || '/authorize-payment')
+                           OR NOT EXISTS (SELECT 1 FROM mail_sink_messages m
+                                          WHERE m.idempotency_key = s.checkout_id || '/send-receipt'))""",
+                    rs -> {
+                        violations.add("effects not counted for completed checkout " + rs.getString(1));
+                    });
             Effects effects = Effects.count(db);
             effects.write(name);
+            // how the run's checkouts ended, beside the effects: a run where nothing completed counts few effects
+            String ended = states.entrySet().stream().filter(e -> accepted.contains(e.getKey()))
+                    .collect(Collectors.groupingBy(Map.Entry::getValue, java.util.TreeMap::new, Collectors.counting()))
+                    .toString();
             Result result = new Result(fault, boundary, run, accepted.size(), lost, duplicated, invisible, seconds,
-                    violations, effects.summary());
+                    violations, effects.summary() + "; ended " + ended);
             return result;
         }
 

@@ -33,10 +33,15 @@ import static org.awaitility.Awaitility.await;
  */
 class StaleOwnerFencingIT {
 
-    /** Short lease and claim timeout, so the takeover happens within seconds. */
+    /**
+     * Short lease and claim timeout, so the takeover happens within seconds. A's batch transaction is already open
+     * while it is parked (the dead-letter queue's check ran in it), so PostgreSQL's idle-in-transaction timeout would
+     * end A's session before A's delayed write: longer than the park here, so the write reaches the resource and is
+     * refused by its token, as in the seed's scenario.
+     */
     static final List<String> FAST_TAKEOVER = List.of("checkout.workflow.lease-duration=2s",
             "checkout.processing.claim-timeout=3s", "checkout.processing.token-claim-interval=500ms",
-            "checkout.demo.sku-count=5");
+            "checkout.demo.sku-count=5", "checkout.datasource.idle-in-transaction-timeout=120s");
 
     EmbeddedPostgresServer postgres;
     JdbcTemplate db;
@@ -116,10 +121,11 @@ class StaleOwnerFencingIT {
                 .isEqualTo(1);
         assertThat(count("SELECT sold FROM stock WHERE tenant_id = 'demo' AND sku = 'SKU-0001'")).isEqualTo(1);
         assertThat(count("SELECT reserved FROM stock WHERE tenant_id = 'demo' AND sku = 'SKU-0001'")).isZero();
-        // a result under token 1 reached the aggregate after the takeover and was refused; the newest one was applied
+        // a report under token 1 reached the aggregate after the takeover and was refused (the result, and A's
+        // heartbeats while it was parked holding its lost lease); the newest one was applied
         assertThat(count("SELECT count(*) FROM domainevententry WHERE aggregateidentifier = ? "
                 + "AND payloadtype LIKE '%.ActivityResultRejectedEvent' "
-                + "AND convert_from(payload, 'UTF8')::jsonb -> 'presentedToken' ->> 'value' = '1'", id)).isEqualTo(1);
+                + "AND convert_from(payload, 'UTF8')::jsonb -> 'presentedToken' ->> 'value' = '1'", id)).isPositive();
         assertThat(count("SELECT count(*) FROM domainevententry WHERE aggregateidentifier = ? "
                 + "AND payloadtype LIKE '%.StockReservedEvent' "
                 + "AND (convert_from(payload, 'UTF8')::jsonb -> 'fencingToken' ->> 'value')::bigint = ?", id, newest))

@@ -72,6 +72,13 @@ class WebhookSecurityIT extends IntegrationTestBase {
                 .isEqualTo(1);
         assertThat(authorizedEvents(id)).isZero();
 
+        // a reference that could not be stored whole is refused, not cut
+        String longReference = notification(id, "demo", 2500, "EUR").replace("SIM-FORGED", "R".repeat(300));
+        assertThat(post(longReference, now, WebhookSignatures.sign(secret.value(), now, longReference)).status())
+                .isEqualTo(400);
+        assertThat(count("SELECT count(*) FROM provider_notifications WHERE checkout_id = ? AND dispute IS NULL", id))
+                .isZero();
+
         // the genuine notification settles the unknown payment ...
         String genuine = notification(id, "demo", 2500, "EUR");
         String signature = WebhookSignatures.sign(secret.value(), now, genuine);

@@ -65,7 +65,13 @@ class WiringIT extends IntegrationTestBase {
                 EventProcessingConfiguration.SUMMARY_PROCESSOR, "inventory", "payments", "receipts");
         processors.values().forEach(p -> assertThat(p).isInstanceOf(PooledStreamingEventProcessor.class));
         processors.keySet().forEach(name -> assertThat(axon.eventProcessingConfiguration()
-                .listenerInvocationErrorHandler(name).getClass().getSimpleName()).isEqualTo("PropagatingErrorHandler"));
+                .listenerInvocationErrorHandler(name).getClass().getSimpleName()).isEqualTo(
+                        name.equals(EventProcessingConfiguration.SAGA_PROCESSOR)
+                                ? "SagaPoisonHandler" : "PropagatingErrorHandler"));
+        // poison events are parked per checkout in PostgreSQL, not retried for ever nor skipped
+        EventProcessingConfiguration.DEAD_LETTERED.forEach(name -> assertThat(axon.eventProcessingConfiguration()
+                .deadLetterQueue(name)).get().isInstanceOf(
+                        org.axonframework.eventhandling.deadletter.jdbc.JdbcSequencedDeadLetterQueue.class));
     }
 
     @Test

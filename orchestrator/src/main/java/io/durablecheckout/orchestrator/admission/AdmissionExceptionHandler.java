@@ -1,0 +1,28 @@
+package io.durablecheckout.orchestrator.admission;
+
+import io.durablecheckout.orchestrator.web.Problems;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.Order;
+import org.springframework.http.HttpHeaders;
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ProblemDetail;
+import org.springframework.http.ResponseEntity;
+import org.springframework.web.bind.annotation.ExceptionHandler;
+import org.springframework.web.bind.annotation.RestControllerAdvice;
+
+/** 429 Too Many Requests with {@code Retry-After}, as problem+json; nothing was written. */
+@RestControllerAdvice
+@Order(Ordered.HIGHEST_PRECEDENCE)
+public class AdmissionExceptionHandler {
+
+    @ExceptionHandler(Admission.BacklogFullException.class)
+    ResponseEntity<ProblemDetail> backlogFull(Admission.BacklogFullException e) {
+        ProblemDetail problem = Problems.of(HttpStatus.TOO_MANY_REQUESTS, "backlog-full", "Too many checkouts in flight",
+                e.getMessage());
+        problem.setProperty("backlog", e.backlog());
+        problem.setProperty("limit", e.limit());
+        return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS)
+                .header(HttpHeaders.RETRY_AFTER, Long.toString(e.retryAfterSeconds()))
+                .body(problem);
+    }
+}

@@ -1,0 +1,192 @@
+package io.durablecheckout.orchestrator.replay;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.durablecheckout.api.command.CheckoutCommand;
+import io.durablecheckout.api.command.RecordActivityResultCommand;
+import io.durablecheckout.api.command.RecordProviderNotificationCommand;
+import io.durablecheckout.api.command.RenewLeaseCommand;
+import io.durablecheckout.api.command.RequestCancellationCommand;
+import io.durablecheckout.api.command.ResolveManualReviewCommand;
+import io.durablecheckout.api.command.RetryActivityCommand;
+import io.durablecheckout.api.command.StartCheckoutCommand;
+import io.durablecheckout.orchestrator.checkout.Checkout;
+import io.durablecheckout.orchestrator.checkout.Deadlines;
+import io.durablecheckout.orchestrator.config.AxonInfrastructureConfiguration;
+import io.durablecheckout.orchestrator.config.CorrelationConfiguration;
+import org.axonframework.commandhandling.CommandMessage;
+import org.axonframework.deadline.DeadlineMessage;
+import org.axonframework.messaging.Message;
+import org.axonframework.messaging.MetaData;
+import org.axonframework.messaging.ScopeDescriptor;
+import org.axonframework.messaging.unitofwork.CurrentUnitOfWork;
+import org.axonframework.messaging.unitofwork.UnitOfWork;
+import org.axonframework.modelling.command.AggregateScopeDescriptor;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * What replay needs and the events alone do not say: the input that caused each decision, and the deadlines that
+ * decision scheduled or cancelled. Recorded as event metadata (docs/decisions.md, "Recorded inputs"):
+ * <ul>
+ *   <li>{@value #INPUT}: the command (type, payload, operator who/why) or the fired deadline (name, payload, the
+ *       time it fired, which the handler reads as "now");</li>
+ *   <li>{@value #DEADLINES}: the deadline operations of that input so far, in order (schedule: name, payload, due
+ *       time, handle; cancel: name, handle).</li>
+ * </ul>
+ * Every event of one input carries the same input (its {@code id} is the handled message's, which tells two inputs
+ * apart); the last one carries all of its deadline operations.
+ */
+public final class RecordedInputs {
+
+    public static final String INPUT = "replay.input";
+    public static final String DEADLINES = "replay.deadlines";
+
+    /** Axon's own mapper: the shapes in metadata are those the event store already uses. */
+    static final ObjectMapper MAPPER = AxonInfrastructureConfiguration.axonObjectMapper();
+
+    private static final String INPUT_RESOURCE = RecordedInputs.class.getName() + ".input";
+    private static final String DEADLINES_RESOURCE = RecordedInputs.class.getName() + ".deadlines";
+    private static final Set<String> DEADLINE_NAMES = Set.of(Deadlines.LEASE_EXPIRED, Deadlines.RETRY_DUE,
+            Deadlines.RECONCILIATION_DUE);
+
+    static final Map<String, Class<?>> COMMANDS = byName(CheckoutCommand.class.getPermittedSubclasses());
+    static final Map<String, Class<?>> DEADLINE_PAYLOADS = byName(Deadlines.LeaseExpiry.class,
+            Deadlines.RetryDue.class, Deadlines.ReconciliationDue.class);
+
+    private RecordedInputs() {
+    }
+
+    /** The metadata to add to an event created while handling {@code message} (empty for any other message). */
+    static Map<String, Object> metadataFor(Message<?> message) {
+        if (!CurrentUnitOfWork.isStarted()) {
+            return Map.of();
+        }
+        UnitOfWork<?> unitOfWork = CurrentUnitOfWork.get();
+        Map<String, Object> input = unitOfWork.getOrComputeResource(INPUT_RESOURCE, k -> describe(message));
+        if (input.isEmpty()) {
+            return Map.of();
+        }
+        List<Map<String, Object>> deadlines = unitOfWork.getResource(DEADLINES_RESOURCE);
+        if (deadlines == null || deadlines.isEmpty()) {
+            return Map.of(INPUT, input);
+        }
+        return Map.of(INPUT, input, DEADLINES, List.copyOf(deadlines));
+    }
+
+    /** Called by the deadline manager when the Checkout schedules a deadline. */
+    public static void scheduled(String id, Instant due, String name, Object payload, ScopeDescriptor scope) {
+        List<Map<String, Object>> ops = operations(scope);
+        if (ops != null) {
+            ops.add(scheduleOp(id, due, name, payload));
+        }
+    }
+
+    /** Called by the deadline manager when the Checkout cancels a deadline. */
+    public static void cancelled(String name, String id) {
+        List<Map<String, Object>> ops = operations(null);
+        if (ops != null) {
+            Map<String, Object> op = new LinkedHashMap<>();
+            op.put("op", "cancel");
+            op.put("name", name);
+            op.put("id", id);
+            ops.add(op);
+        }
+    }
+
+    static Map<String, Object> scheduleOp(String id, Instant due, String name, Object payload) {
+        Map<String, Object> op = new LinkedHashMap<>();
+        op.put("op", "schedule");
+        op.put("name", name);
+        op.put("due", due.toString());
+        op.put("payloadType", payload.getClass().getSimpleName());
+        op.put("payload", toMap(payload));
+        op.put("id", id);
+        return op;
+    }
+
+    private static List<Map<String, Object>> operations(ScopeDescriptor scope) {
+        if (!CurrentUnitOfWork.isStarted()
+                || (scope != null && !(scope instanceof AggregateScopeDescriptor a && Checkout.TYPE.equals(a.getType())))) {
+            return null;
+        }
+        UnitOfWork<?> unitOfWork = CurrentUnitOfWork.get();
+        Map<String, Object> input = unitOfWork.getOrComputeResource(INPUT_RESOURCE,
+                k -> describe(unitOfWork.getMessage()));
+        if (input.isEmpty()) {
+            return null;
+        }
+        return unitOfWork.getOrComputeResource(DEADLINES_RESOURCE, k -> new ArrayList<>());
+    }
+
+    /** The input a message represents, or an empty map if it is no input of the Checkout. */
+    static Map<String, Object> describe(Message<?> message) {
+        if (message instanceof CommandMessage<?> command && command.getPayload() instanceof CheckoutCommand c) {
+            Map<String, Object> input = new LinkedHashMap<>();
+            input.put("id", message.getIdentifier());
+            input.put("kind", "command");
+            input.put("type", c.getClass().getSimpleName());
+            input.put("at", at(c).toString());
+            input.put("payload", toMap(c));
+            operator(command.getMetaData(), input);
+            return input;
+        }
+        if (message instanceof DeadlineMessage<?> deadline && DEADLINE_NAMES.contains(deadline.getDeadlineName())
+                && deadline.getPayload() != null) {
+            Map<String, Object> input = new LinkedHashMap<>();
+            input.put("id", message.getIdentifier());
+            input.put("kind", "deadline");
+            input.put("type", deadline.getDeadlineName());
+            input.put("at", deadline.getTimestamp().toString());
+            input.put("payloadType", deadline.getPayload().getClass().getSimpleName());
+            input.put("payload", toMap(deadline.getPayload()));
+            return input;
+        }
+        return Map.of();
+    }
+
+    private static void operator(MetaData metaData, Map<String, Object> input) {
+        for (String key : List.of(CorrelationConfiguration.ACTOR, CorrelationConfiguration.REASON)) {
+            Object value = metaData.get(key);
+            if (value != null) {
+                input.put(key, value.toString());
+            }
+        }
+    }
+
+    /** The time the command carries; the aggregate reads it as "now". */
+    static Instant at(CheckoutCommand command) {
+        if (command instanceof StartCheckoutCommand c) {
+            return c.requestedAt();
+        } else if (command instanceof RecordActivityResultCommand c) {
+            return c.observedAt();
+        } else if (command instanceof RequestCancellationCommand c) {
+            return c.requestedAt();
+        } else if (command instanceof ResolveManualReviewCommand c) {
+            return c.resolvedAt();
+        } else if (command instanceof RetryActivityCommand c) {
+            return c.requestedAt();
+        } else if (command instanceof RecordProviderNotificationCommand c) {
+            return c.receivedAt();
+        } else if (command instanceof RenewLeaseCommand c) {
+            return c.observedAt();
+        }
+        throw new IllegalArgumentException("unknown command " + command.getClass().getName());
+    }
+
+    @SuppressWarnings("unchecked")
+    static Map<String, Object> toMap(Object value) {
+        return MAPPER.convertValue(value, LinkedHashMap.class);
+    }
+
+    private static Map<String, Class<?>> byName(Class<?>... types) {
+        return Arrays.stream(types).collect(Collectors.toUnmodifiableMap(Class::getSimpleName, Function.identity()));
+    }
+}

@@ -1,0 +1,158 @@
+package io.durablecheckout.orchestrator.replay;
+
+import io.durablecheckout.orchestrator.checkout.Checkout;
+import org.axonframework.eventhandling.DomainEventData;
+import org.axonframework.eventhandling.DomainEventMessage;
+import org.axonframework.eventhandling.GenericDomainEventEntry;
+import org.axonframework.eventsourcing.EventStreamUtils;
+import org.axonframework.eventsourcing.eventstore.DomainEventStream;
+import org.axonframework.serialization.Serializer;
+import org.axonframework.serialization.upcasting.event.EventUpcaster;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * Reads checkout histories straight from Axon's JDBC event table, through the same serializer and upcasters as the
+ * event store, without an Axon configuration (the command line replays with no processors or deadlines running).
+ * Read only.
+ */
+public final class StoredHistories {
+
+    /** One checkout's stored events, with the raw rows kept for export. */
+    public record History(String checkoutId, List<HistoryEvent> events, List<DomainEventData<byte[]>> rows) {
+    }
+
+    private static final String COLUMNS = "aggregateidentifier, sequencenumber, eventidentifier, timestamp, "
+            + "payloadtype, payloadrevision, payload, metadata";
+
+    private final DataSource dataSource;
+    private final Serializer serializer;
+    private final EventUpcaster upcaster;
+
+    public StoredHistories(DataSource dataSource, Serializer serializer, EventUpcaster upcaster) {
+        this.dataSource = dataSource;
+        this.serializer = serializer;
+        this.upcaster = upcaster;
+    }
+
+    /** One checkout's history, or {@code null} if there is none. */
+    public History load(String checkoutId) {
+        List<History> found = new ArrayList<>();
+        query("select " + COLUMNS + " from domainevententry where type = ? and aggregateidentifier = ? "
+                + "order by sequencenumber", List.of(Checkout.TYPE, checkoutId), true, found::add);
+        return found.isEmpty() ? null : found.get(0);
+    }
+
+    /** Every checkout created at or after {@code since} (all if null), one history at a time, streamed. */
+    public void forEach(Instant since, Consumer<History> each) {
+        visit(since, true, each);
+    }
+
+    private void visit(Instant since, boolean deserialize, Consumer<History> each) {
+        if (since == null) {
+            query("select " + COLUMNS + " from domainevententry where type = ? "
+                    + "order by aggregateidentifier, sequencenumber", List.of(Checkout.TYPE), deserialize, each);
+        } else {
+            query("select " + COLUMNS + " from domainevententry e where e.type = ? and e.aggregateidentifier in "
+                    + "(select c.aggregateidentifier from domainevententry c where c.type = ? "
+                    + "and c.sequencenumber = 0 and c.timestamp >= ?) "
+                    + "order by e.aggregateidentifier, e.sequencenumber",
+                    // the text comparison is coarse (ISO strings of varying precision): filter exactly here
+                    List.of(Checkout.TYPE, Checkout.TYPE, since.truncatedTo(ChronoUnit.SECONDS).toString()),
+                    deserialize, h -> {
+                        if (!h.rows().get(0).getTimestamp().isBefore(since)) {
+                            each.accept(h);
+                        }
+                    });
+        }
+    }
+
+    /**
+     * Like {@link #forEach} but hands over raw rows only (events empty): the caller deserializes them with
+     * {@link #history(String, List)}, on other threads.
+     */
+    public void forEachRaw(Instant since, Consumer<History> each) {
+        visit(since, false, each);
+    }
+
+    /** How many checkouts {@link #forEach} would visit (for a progress bar). */
+    public long count(Instant since) {
+        String sql = "select count(*) from domainevententry where type = ? and sequencenumber = 0"
+                + (since == null ? "" : " and timestamp >= ?"); // coarse (text), as in forEach
+        try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
+            s.setString(1, Checkout.TYPE);
+            if (since != null) {
+                s.setString(2, since.truncatedTo(ChronoUnit.SECONDS).toString());
+            }
+            try (ResultSet r = s.executeQuery()) {
+                r.next();
+                return r.getLong(1);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("counting checkouts failed: " + e.getMessage(), e);
+        }
+    }
+
+    private void query(String sql, List<String> args, boolean deserialize, Consumer<History> each) {
+        try (Connection c = dataSource.getConnection()) {
+            boolean autoCommit = c.getAutoCommit();
+            c.setAutoCommit(false); // PostgreSQL streams with a fetch size only inside a transaction
+            c.setReadOnly(true);
+            try (PreparedStatement s = c.prepareStatement(sql)) {
+                s.setFetchSize(2_000);
+                for (int i = 0; i < args.size(); i++) {
+                    s.setString(i + 1, args.get(i));
+                }
+                try (ResultSet r = s.executeQuery()) {
+                    String current = null;
+                    List<DomainEventData<byte[]>> rows = new ArrayList<>();
+                    while (r.next()) {
+                        String id = r.getString(1);
+                        if (current != null && !current.equals(id)) {
+                            each.accept(deserialize ? history(current, rows) : new History(current, List.of(), rows));
+                            rows = new ArrayList<>();
+                        }
+                        current = id;
+                        rows.add(new GenericDomainEventEntry<>(Checkout.TYPE, id, r.getLong(2), r.getString(3),
+                                r.getString(4), r.getString(5), r.getString(6), r.getBytes(7), r.getBytes(8)));
+                    }
+                    if (current != null) {
+                        each.accept(deserialize ? history(current, rows) : new History(current, List.of(), rows));
+                    }
+                }
+            } finally {
+                c.rollback();
+                c.setReadOnly(false);
+                c.setAutoCommit(autoCommit);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("reading checkout histories failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** Deserializes rows (of one checkout, in order) through the upcasters. */
+    public History history(String checkoutId, List<? extends DomainEventData<byte[]>> rows) {
+        DomainEventStream stream = EventStreamUtils.upcastAndDeserializeDomainEvents(rows.stream(), serializer,
+                upcaster);
+        List<HistoryEvent> events = new ArrayList<>();
+        while (stream.hasNext()) {
+            DomainEventMessage<?> m = stream.next();
+            Map<String, Object> metaData = new LinkedHashMap<>(m.getMetaData());
+            events.add(new HistoryEvent(m.getSequenceNumber(), m.getPayload(), metaData, m.getTimestamp()));
+        }
+        @SuppressWarnings("unchecked")
+        List<DomainEventData<byte[]>> kept = (List<DomainEventData<byte[]>>) List.copyOf(rows);
+        return new History(checkoutId, events, kept);
+    }
+}

@@ -1,0 +1,149 @@
+package io.durablecheckout.orchestrator.replay;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.durablecheckout.api.activity.PaymentAuthorizationDeclinedEvent;
+import io.durablecheckout.api.activity.PaymentAuthorizationOutcomeUnknownEvent;
+import io.durablecheckout.api.command.RecordActivityResultCommand;
+import io.durablecheckout.api.command.StartCheckoutCommand;
+import io.durablecheckout.orchestrator.checkout.Checkout;
+import io.durablecheckout.orchestrator.checkout.WorkflowPolicy;
+import org.axonframework.deadline.DeadlineManager;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+
+import java.io.IOException;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The determinism gate: every bundle of the replay corpus (histories recorded from the integration scenarios; see
+ * docs/replay.md to record them again) replays identically with today's code, on every build. And a changed decision
+ * does not: it is reported with the position and the input where it first shows.
+ */
+class ReplayCorpusTest {
+
+    static final String CORPUS = "replay-corpus";
+
+    static List<Path> bundles() throws IOException, URISyntaxException {
+        Path dir = Path.of(ReplayCorpusTest.class.getClassLoader().getResource(CORPUS).toURI());
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.filter(f -> f.toString().endsWith(".json")).sorted().toList();
+        }
+    }
+
+    @TestFactory
+    Stream<DynamicTest> every_bundle_in_the_corpus_replays_identically() throws Exception {
+        return bundles().stream().map(file -> DynamicTest.dynamicTest(file.getFileName().toString(),
+                () -> ReplayAssertions.assertReplaysIdentically(CORPUS + "/" + file.getFileName())));
+    }
+
+    /** The paths of docs/workflow.md, by the events that only they record. */
+    @Test
+    void the_corpus_walks_every_path_of_the_workflow() throws Exception {
+        Set<String> seen = new TreeSet<>();
+        for (Path file : bundles()) {
+            for (JsonNode type : RecordedInputs.MAPPER.readTree(file.toFile()).path("path")) {
+                seen.add(type.asText());
+            }
+        }
+        assertThat(seen).contains(
+                "CheckoutCompletedEvent",                 // happy path
+                "PaymentDeclinedEvent",                   // decline -> release -> cancelled
+                "PaymentOutcomeUnknownEvent",             // timeout is unknown
+                "PaymentReconciliationRequestedEvent",    // reconciliation under the original operation id
+                "ManualReviewRequiredEvent",              // lookups exhausted
+                "ManualReviewResolvedEvent",              // operator resolution (and dispute closed)
+                "OperatorRetryRequestedEvent",            // operator retry
+                "ActivityRetryScheduledEvent",            // provider down: retry under the same operation id
+                "CheckoutCancellationRequestedEvent",     // customer / operator cancellation
+                "PaymentVoidedEvent",                     // cancel after authorization, operator decline
+                "PaymentRefundedEvent",                   // cancel after completion
+                "CancellationNoticeSentEvent",            // a receipt cannot be unsent
+                "PaymentOutcomeDisputedEvent",            // a contradicting provider notification
+                "StockReleasedEvent",
+                "CheckoutCancelledEvent");
+    }
+
+    /** Acceptance: a deliberately changed decision (a decline taken for an unknown outcome) is reported. */
+    @Test
+    void a_changed_decision_is_reported_at_its_position_with_its_input() throws Exception {
+        Path declined = bundles().stream().filter(f -> read(f).contains("PaymentAuthorizationDeclinedEvent"))
+                .findFirst().orElseThrow();
+        StoredHistories.History history = HistoryBundle.read(declined);
+        assertThat(new CheckoutReplayer().replay(history).identical()).isTrue();
+
+        ReplayReport report = CheckoutReplayer.forVariant(DeclineTakenForUnknown.class, DeclineTakenForUnknown::new)
+                .replay(history);
+
+        assertThat(report.verdict()).isEqualTo(ReplayReport.Verdict.DIVERGED);
+        long declinedAt = history.events().stream().filter(e -> e.type().equals("PaymentDeclinedEvent"))
+                .findFirst().orElseThrow().sequence();
+        ReplayReport.Divergence d = report.divergence();
+        assertThat(d.position()).isEqualTo(declinedAt);
+        assertThat(d.input()).containsEntry("type", "RecordActivityResultCommand");
+        assertThat(d.input().get("payload").toString()).contains("PaymentAuthorizationDeclinedEvent");
+        assertThat(d.differences()).containsExactly("type: PaymentDeclinedEvent -> PaymentOutcomeUnknownEvent");
+        assertThat(d.recordedAfter()).contains("StockReleaseRequestedEvent", "CheckoutCancelledEvent");
+        assertThat(d.producedAfter()).containsExactly("PaymentReconciliationScheduledEvent");
+        assertThat(report.render()).contains("first difference at position " + declinedAt)
+                .contains("command RecordActivityResultCommand").contains("what follows:");
+    }
+
+    /** Acceptance: fewer attempts (here: as many as the history used) end the retries one failure earlier. */
+    @Test
+    void fewer_attempts_are_reported_at_the_failure_that_now_exhausts_them() throws Exception {
+        Path retried = bundles().stream().filter(f -> read(f).contains("ActivityRetryScheduledEvent"))
+                .findFirst().orElseThrow();
+        JsonNode bundle = RecordedInputs.MAPPER.readTree(retried.toFile());
+        StoredHistories.History recorded = HistoryBundle.read(bundle);
+        List<HistoryEvent> retries = recorded.events().stream()
+                .filter(e -> e.type().equals("ActivityRetryScheduledEvent")).toList();
+        // the policy recorded 8 attempts; the rule now allows only as many as this history failed
+        ((ObjectNode) bundle.path("events").get(0).path("payload").path("policy")).put("maxAttempts", retries.size());
+
+        ReplayReport report = new CheckoutReplayer().replay(HistoryBundle.read(bundle));
+
+        assertThat(report.verdict()).isEqualTo(ReplayReport.Verdict.DIVERGED);
+        ReplayReport.Divergence d = report.divergence();
+        assertThat(d.position()).isEqualTo(retries.get(retries.size() - 1).sequence());
+        assertThat(d.input().get("payload").toString()).contains("ActivityAttemptFailedEvent");
+        assertThat(d.differences()).containsExactly("type: ActivityRetryScheduledEvent -> ManualReviewRequiredEvent");
+    }
+
+    private static String read(Path file) {
+        try {
+            return Files.readString(file);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A mutant: takes a decline for an unknown outcome (so it would reconcile instead of releasing the stock). */
+    static class DeclineTakenForUnknown extends Checkout {
+        protected DeclineTakenForUnknown() {
+        }
+
+        public DeclineTakenForUnknown(StartCheckoutCommand cmd, DeadlineManager deadlines, WorkflowPolicy policy) {
+            super(cmd, deadlines, policy);
+        }
+
+        @Override
+        public void handle(RecordActivityResultCommand cmd, DeadlineManager deadlines) {
+            if (cmd.result() instanceof PaymentAuthorizationDeclinedEvent r) {
+                super.handle(new RecordActivityResultCommand(cmd.checkoutId(), new PaymentAuthorizationOutcomeUnknownEvent(
+                        r.checkoutId(), r.operationId(), r.fencingToken(), r.reason()), cmd.observedAt()), deadlines);
+            } else {
+                super.handle(cmd, deadlines);
+            }
+        }
+    }
+}
