@@ -41,10 +41,15 @@ public class ActivitiesAutoConfiguration {
      * {@code checkout.activities.heartbeat-interval} (keep it at most a third of the shortest lease) for at most
      * {@code checkout.activities.heartbeat-max-hold}.
      */
-    @Bean(destroyMethod = "close")
+    @Bean
     @ConditionalOnMissingBean(LeaseKeeper.class)
     @ConditionalOnProperty(name = "checkout.activities.enabled", havingValue = "true", matchIfMissing = true)
-    public HeartbeatLeaseKeeper leaseKeeper(EventGateway events, MeterRegistry meters, Environment environment) {
+    public LeaseKeeper leaseKeeper(org.springframework.beans.factory.ObjectProvider<EventGateway> eventGateway,
+                                   MeterRegistry meters, Environment environment) {
+        EventGateway events = eventGateway.getIfAvailable();
+        if (events == null) {
+            return LeaseKeeper.NONE; // no Axon in this context (the simulator on its own): no worker holds a lease
+        }
         return new HeartbeatLeaseKeeper(events, java.time.Clock.systemUTC(),
                 environment.getProperty("checkout.activities.lease-claim-margin", java.time.Duration.class,
                         java.time.Duration.ofSeconds(20)),
