@@ -59,7 +59,8 @@ class ManualReviewEvidenceIT {
             awaitState(api, id, "manual_review");
 
             String body = "{\"eventId\":\"" + notificationId + "\",\"operationId\":\"" + id + "/authorize-payment\","
-                    + "\"status\":\"AUTHORIZED\",\"reference\":\"PSP-LATE-7\"}";
+                    + "\"status\":\"AUTHORIZED\",\"reference\":\"PSP-LATE-7\",\"tenantId\":\"demo\","
+                    + "\"amountMinor\":4200,\"currency\":\"EUR\"}";
             for (int delivery = 0; delivery < 2; delivery++) { // providers deliver twice, each delivery signed anew
                 HttpApi.Response r = api.send("POST", "/api/v1/payment-callbacks", null, signed(body, delivery), body);
                 assertThat(r.status()).as(r.body()).isEqualTo(202);
