@@ -140,10 +140,8 @@ final class FaultMatrix {
      * SIGCONT: the paused node wakes with stale tokens and its late writes must be refused.
      */
     static Result pause(int run) throws Exception {
-        // Heartbeats at most a third of the shortest lease, the product's rule (docs/leases-and-fencing.md): with the
-        // default 10 s a live worker that claimed a 2 s lease would lose it before its first renewal.
         List<String> shortLeases = List.of("--checkout.workflow.lease-duration=2s",
-                "--checkout.workflow.payment-lease-duration=3s", "--checkout.activities.heartbeat-interval=600ms");
+                "--checkout.workflow.payment-lease-duration=3s");
         try (Run r = new Run("pause-" + run)) {
             NodeProcess first = r.node("n1", shortLeases);
             NodeProcess second = r.node("n2", shortLeases);
