@@ -151,10 +151,21 @@ final class FaultMatrix {
             r.port.set(second.port());
             long started = System.nanoTime();
             // paused until it has lost both its leases and its segment claims to the other node
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() ->
-                    r.count("SELECT count(*) FROM domainevententry WHERE payloadtype LIKE '%.ActivityLeaseExpiredEvent'") > 0
-                            && r.count("SELECT count(*) FROM tokenentry WHERE owner = 'n2'")
-                            == r.count("SELECT count(*) FROM tokenentry"));
+            try {
+                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() ->
+                        r.count("SELECT count(*) FROM domainevententry WHERE payloadtype LIKE '%.ActivityLeaseExpiredEvent'") > 0
+                                && r.count("SELECT count(*) FROM tokenentry WHERE owner = 'n2'")
+                                == r.count("SELECT count(*) FROM tokenentry"));
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                // say which half of the condition never came, and what the leases did meanwhile
+                throw new AssertionError("pause condition not reached: segments n2/all "
+                        + r.count("SELECT count(*) FROM tokenentry WHERE owner = 'n2'") + "/"
+                        + r.count("SELECT count(*) FROM tokenentry") + "; lease events "
+                        + r.db.queryForList("SELECT substring(payloadtype from '[^.]*$') || '=' || count(*)"
+                        + " FROM domainevententry WHERE payloadtype LIKE '%Lease%' GROUP BY payloadtype", String.class)
+                        + "; states " + r.states().values().stream().collect(Collectors.groupingBy(v -> v,
+                        java.util.TreeMap::new, Collectors.counting())), e);
+            }
             first.signal("CONT");
             return r.judge("SIGSTOP, SIGCONT", "two nodes; paused until the other took its claims and a lease expired", run, started);
         }
