@@ -69,6 +69,9 @@ final class FaultMatrix {
             new Order("tok_slow", false), new Order("tok_slow", false), new Order("tok_slow", false),
             new Order("tok_provider_down", false), new Order("tok_provider_down", false));
 
+    /** The one payment behaviour whose checkout ends in manual review by design: the provider never decides it. */
+    static final Set<String> MANUAL_REVIEW_BY_DESIGN = Set.of("tok_unknown");
+
     /**
      * @param lost           accepted checkouts with no trace in the store, or never settled into a known state
      * @param duplicated     side effects done more than once (invariant 1)
@@ -148,10 +151,21 @@ final class FaultMatrix {
             r.port.set(second.port());
             long started = System.nanoTime();
             // paused until it has lost both its leases and its segment claims to the other node
-            await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() ->
-                    r.count("SELECT count(*) FROM domainevententry WHERE payloadtype LIKE '%.ActivityLeaseExpiredEvent'") > 0
-                            && r.count("SELECT count(*) FROM tokenentry WHERE owner = 'n2'")
-                            == r.count("SELECT count(*) FROM tokenentry"));
+            try {
+                await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() ->
+                        r.count("SELECT count(*) FROM domainevententry WHERE payloadtype LIKE '%.ActivityLeaseExpiredEvent'") > 0
+                                && r.count("SELECT count(*) FROM tokenentry WHERE owner = 'n2'")
+                                == r.count("SELECT count(*) FROM tokenentry"));
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                // say which half of the condition never came, and what the leases did meanwhile
+                throw new AssertionError("pause condition not reached: segments n2/all "
+                        + r.count("SELECT count(*) FROM tokenentry WHERE owner = 'n2'") + "/"
+                        + r.count("SELECT count(*) FROM tokenentry") + "; lease events "
+                        + r.db.queryForList("SELECT substring(payloadtype from '[^.]*$') || '=' || count(*)"
+                        + " FROM domainevententry WHERE payloadtype LIKE '%Lease%' GROUP BY payloadtype", String.class)
+                        + "; states " + r.states().values().stream().collect(Collectors.groupingBy(v -> v,
+                        java.util.TreeMap::new, Collectors.counting())), e);
+            }
             first.signal("CONT");
             return r.judge("SIGSTOP, SIGCONT", "two nodes; paused until the other took its claims and a lease expired", run, started);
         }
@@ -264,6 +278,8 @@ final class FaultMatrix {
         final AtomicInteger port = new AtomicInteger();
         final Set<String> accepted = ConcurrentHashMap.newKeySet();
         final Set<String> toCancel = ConcurrentHashMap.newKeySet();
+        /** The payment token of each accepted checkout: what its end should be. */
+        final Map<String, String> tokenOf = new ConcurrentHashMap<>();
         final ExecutorService clients = Executors.newFixedThreadPool(8);
         final List<CompletableFuture<Void>> submissions = new ArrayList<>();
         final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
@@ -283,6 +299,9 @@ final class FaultMatrix {
             List<String> args = new ArrayList<>(NODE_ARGS);
             args.add("--checkout.processing.node-id=" + node);
             args.addAll(extra);
+            // -Dmatrix.node-args="--a=b --c=d": appended to every node's arguments (e.g. to run a scenario as a mutant)
+            args.addAll(List.of(System.getProperty("matrix.node-args", "").split(" ")).stream()
+                    .filter(a -> !a.isBlank()).toList());
             NodeProcess p = NodeProcess.start("matrix-" + name + "-" + node, postgres.jdbcUrl(), args);
             nodes.add(p);
             port.compareAndSet(0, p.port());
@@ -309,6 +328,7 @@ final class FaultMatrix {
                 }
                 return false;
             });
+            tokenOf.put(id[0], order.token());
             accepted.add(id[0]);
             if (order.cancelWhenCompleted()) {
                 toCancel.add(id[0]);
@@ -373,6 +393,13 @@ final class FaultMatrix {
                         .map(id -> id + "=" + states.get(id)).toList();
                 violations.add("not settled within the time limit (visible, but still waiting): " + open);
             }
+            // No scenario has an operator: only a checkout whose payment nobody can decide (tok_unknown) ends in manual
+            // review by design. Any other there means the product gave up on work it could have finished (a pause
+            // that burns every lease, say), which "settled" would otherwise hide.
+            accepted.stream().filter(id -> "manual_review".equals(states.get(id)))
+                    .filter(id -> !MANUAL_REVIEW_BY_DESIGN.contains(tokenOf.get(id))).sorted()
+                    .forEach(id -> violations.add("manual review for a checkout that should finish on its own: " + id
+                            + " (" + tokenOf.get(id) + "): " + reviewReason(id)));
             // the counting itself: a completed checkout's authorization and receipt must have reached the provider and
             // the mail service, or the effect checks above counted nothing and proved nothing
             db.query("""
@@ -386,6 +413,7 @@ final class FaultMatrix {
                     });
             Effects effects = Effects.count(db);
             effects.write(name);
+            writeHistories(states);
             // how the run's checkouts ended, beside the effects: a run where nothing completed counts few effects
             String ended = states.entrySet().stream().filter(e -> accepted.contains(e.getKey()))
                     .collect(Collectors.groupingBy(Map.Entry::getValue, java.util.TreeMap::new, Collectors.counting()))
@@ -393,6 +421,49 @@ final class FaultMatrix {
             Result result = new Result(fault, boundary, run, accepted.size(), lost, duplicated, invisible, seconds,
                     violations, effects.summary() + "; ended " + ended);
             return result;
+        }
+
+        /**
+         * The run's event counts by type, and the history of every checkout that went to manual review, as evidence
+         * of why (target/reliability/history-RUN.md): sequence, time, event type and payload.
+         */
+        void writeHistories(Map<String, String> states) {
+            StringBuilder out = new StringBuilder("Events of the run by type: ");
+            db.query("SELECT payloadtype, count(*) FROM domainevententry GROUP BY 1 ORDER BY 1", rs -> {
+                String type = rs.getString(1);
+                out.append(type.substring(type.lastIndexOf('.') + 1)).append('=').append(rs.getLong(2)).append(' ');
+            });
+            out.append("\n\n");
+            states.entrySet().stream().filter(e -> accepted.contains(e.getKey()))
+                    .filter(e -> "manual_review".equals(e.getValue())).map(Map.Entry::getKey).sorted().forEach(id -> {
+                        out.append("## ").append(id).append("\n\n");
+                        db.query("""
+                                SELECT sequencenumber, timestamp, payloadtype, convert_from(payload, 'UTF8')
+                                FROM domainevententry WHERE aggregateidentifier = ? ORDER BY sequencenumber""",
+                                rs -> {
+                                    String type = rs.getString(3);
+                                    out.append(rs.getLong(1)).append(' ').append(rs.getString(2)).append(' ')
+                                            .append(type.substring(type.lastIndexOf('.') + 1)).append(' ')
+                                            .append(rs.getString(4)).append('\n');
+                                }, id);
+                        out.append('\n');
+                    });
+            try {
+                Path dir = Path.of("target", "reliability");
+                Files.createDirectories(dir);
+                Files.writeString(dir.resolve("history-" + name + ".md"), out.toString());
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        /** Why the checkout went to manual review: the reason of its last ManualReviewRequiredEvent. */
+        String reviewReason(String checkoutId) {
+            List<String> reasons = db.queryForList("""
+                    SELECT convert_from(payload, 'UTF8')::jsonb ->> 'reason' FROM domainevententry
+                    WHERE aggregateidentifier = ? AND payloadtype LIKE '%.ManualReviewRequiredEvent'
+                    ORDER BY sequencenumber DESC LIMIT 1""", String.class, checkoutId);
+            return reasons.isEmpty() ? "?" : reasons.get(0);
         }
 
         /**
