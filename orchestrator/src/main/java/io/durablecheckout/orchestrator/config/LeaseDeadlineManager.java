@@ -54,6 +54,10 @@ public class LeaseDeadlineManager extends DbSchedulerDeadlineManager {
                 scheduler.cancel(new DbSchedulerDeadlineToken(scheduleId));
             } catch (TaskInstanceNotFoundException | TaskInstanceCurrentlyExecutingException e) {
                 log.debug("Deadline {} [{}] already fired or is firing; not cancelled", deadlineName, scheduleId);
+            } catch (com.github.kagkarlsson.scheduler.exceptions.ExecutionException e) {
+                // the row went between db-scheduler's lookup and its delete (it fired on another node meanwhile):
+                // nothing is left to cancel, and failing here would roll back the result that cancels it
+                log.debug("Deadline {} [{}] removed while being cancelled; not cancelled", deadlineName, scheduleId);
             }
         };
         if (CurrentUnitOfWork.isStarted()) {
