@@ -144,7 +144,9 @@ public class CheckoutInspector {
             out.put("mismatch", false);
             return out;
         }
-        PaymentProvider.LookupAnswer answer = p.lookup(new OperationId(operationId));
+        // an operator's read, named as such in the provider's request log (not one of the workflow's lookups)
+        PaymentProvider.LookupAnswer answer = p.lookup(new OperationId(operationId),
+                new OperationId(view.checkoutId + "/operator-lookup"));
         String says = answer.outcome() == null ? null : answer.outcome().name();
         out.put("providerSays", says);
         out.put("providerReference", answer.reference());

@@ -11,6 +11,9 @@ import java.util.List;
  */
 public final class InvariantChecker {
 
+    static final String CALL_AFTER_OUTCOME = "1 no provider call after the operation's outcome was recorded";
+
+
     private final JdbcTemplate db;
 
     public InvariantChecker(JdbcTemplate db) {
@@ -59,11 +62,12 @@ public final class InvariantChecker {
         check(v, "1 every lookup named its lookup operation", """
                 SELECT id, operation_id, idempotency_key FROM simulator_calls
                 WHERE action = 'LOOKUP'
-                  AND idempotency_key IS DISTINCT FROM split_part(operation_id, '/', 1) || '/reconcile-payment'""");
+                  AND idempotency_key IS DISTINCT FROM split_part(operation_id, '/', 1) || '/reconcile-payment'
+                  AND idempotency_key IS DISTINCT FROM split_part(operation_id, '/', 1) || '/operator-lookup'""");
         check(v, "1 every message carried its operation id as idempotency key", """
                 SELECT id, operation_id, idempotency_key FROM mail_sink_messages
                 WHERE idempotency_key IS DISTINCT FROM operation_id""");
-        check(v, "1 no provider call after the operation's outcome was recorded", """
+        check(v, CALL_AFTER_OUTCOME, """
                 SELECT c.action, c.idempotency_key, c.called_at, p.status, p.outcome_recorded_at
                 FROM simulator_calls c JOIN payment_operations p ON p.operation_id = c.idempotency_key
                 WHERE c.action IN ('AUTHORIZE', 'VOID', 'REFUND')

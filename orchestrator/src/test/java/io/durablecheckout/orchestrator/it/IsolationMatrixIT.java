@@ -97,6 +97,7 @@ class IsolationMatrixIT extends IntegrationTestBase {
                     .replace("{tenantId}", second)
                     .replace("{keyId}", throwawayKeyId)
                     .replace("{processor}", "payments")
+                    .replace("{n}", "1") // an event number: a made-up word is a 400 before the ownership check
                     .replaceAll("\\{[^}]*}", "x");
             for (Who who : callers) {
                 cells++;
