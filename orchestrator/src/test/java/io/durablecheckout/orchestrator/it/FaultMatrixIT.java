@@ -38,14 +38,22 @@ class FaultMatrixIT {
             Map.entry(CrashPoint.MID_BATCH, 1),
             Map.entry(CrashPoint.HTTP_ACCEPTED, 5));
 
-    /** A lease deadline only runs while the node lives if a worker outlasts its lease: park receipt workers. */
+    /**
+     * Short leases, so the dead node's held work is taken over within seconds rather than the default 30 s (the
+     * takeover is what recovery from a crash is; its length is a setting). A lease deadline only runs while the node
+     * lives if a worker outlasts its lease: park receipt workers.
+     */
     static List<String> argsFor(CrashPoint point) {
         if (point == CrashPoint.LEASE_DEADLINE) {
             return List.of("--checkout.workflow.lease-duration=1s", "--checkout.fault-injection.park-step=send-receipt",
                     "--checkout.fault-injection.park-token=1", "--checkout.fault-injection.park-duration=3s");
         }
-        return List.of();
+        return SHORT_LEASES;
     }
+
+    /** Longer than a payment call can take here (connect 1 s + request 1.5 s), as the start-up check requires. */
+    static final List<String> SHORT_LEASES = List.of("--checkout.workflow.lease-duration=3s",
+            "--checkout.workflow.payment-lease-duration=4s");
 
     @TestFactory
     Stream<DynamicTest> matrix() {
