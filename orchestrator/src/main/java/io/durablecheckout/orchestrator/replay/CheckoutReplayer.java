@@ -97,6 +97,20 @@ public final class CheckoutReplayer {
 
     /** Replays one checkout's history (its events in sequence order). */
     public ReplayReport replay(String checkoutId, List<HistoryEvent> history) {
+        return replay(checkoutId, history, true);
+    }
+
+    /**
+     * Like {@link #replay(StoredHistories.History)} for a bulk run that keeps only the reports that are not identical:
+     * an identical history is reported without its timeline (describing every step costs as much as a tenth of the
+     * replay); any other is replayed again, deterministically, for its full report.
+     */
+    public ReplayReport verdict(StoredHistories.History history) {
+        ReplayReport quick = replay(history.checkoutId(), history.events(), false);
+        return quick.identical() ? quick : replay(history.checkoutId(), history.events(), true);
+    }
+
+    private ReplayReport replay(String checkoutId, List<HistoryEvent> history, boolean describe) {
         List<ReplayReport.Step> timeline = new ArrayList<>();
         if (history.isEmpty()) {
             return new ReplayReport(checkoutId, 0, timeline, Verdict.NOT_REPLAYABLE, null, "no events");
@@ -143,7 +157,9 @@ public final class CheckoutReplayer {
             }
             Divergence divergence = compare(i + 1, input, recorded, history, capture.events, recordedDeadlines,
                     recorder.operations, error);
-            timeline.add(step(i + 1, input, recorded, recordedDeadlines, divergence == null));
+            if (describe) {
+                timeline.add(step(i + 1, input, recorded, recordedDeadlines, divergence == null));
+            }
             if (divergence != null) {
                 return new ReplayReport(checkoutId, history.size(), timeline, Verdict.DIVERGED, divergence, null);
             }

@@ -187,7 +187,7 @@ public final class ReplayCommand {
                     for (StoredHistories.History raw = queue.take(); raw != end; raw = queue.take()) {
                         ReplayReport report;
                         try {
-                            report = replayer.replay(histories.history(raw.checkoutId(), raw.rows()));
+                            report = replayer.verdict(histories.history(raw.checkoutId(), raw.rows()));
                         } catch (RuntimeException e) { // e.g. an event today's code cannot read: reported, not fatal
                             report = new ReplayReport(raw.checkoutId(), raw.rows().size(), List.of(),
                                     ReplayReport.Verdict.NOT_REPLAYABLE, null, e.toString());

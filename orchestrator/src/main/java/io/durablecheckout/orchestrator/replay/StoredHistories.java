@@ -6,10 +6,18 @@ import org.axonframework.eventhandling.DomainEventMessage;
 import org.axonframework.eventhandling.GenericDomainEventEntry;
 import org.axonframework.eventsourcing.EventStreamUtils;
 import org.axonframework.eventsourcing.eventstore.DomainEventStream;
+import org.axonframework.messaging.MetaData;
+import org.axonframework.serialization.SerializationException;
+import org.axonframework.serialization.SerializedType;
 import org.axonframework.serialization.Serializer;
+import org.axonframework.serialization.UnknownSerializedType;
+import org.axonframework.serialization.json.JacksonSerializer;
 import org.axonframework.serialization.upcasting.event.EventUpcaster;
 
+import com.fasterxml.jackson.databind.ObjectReader;
+
 import javax.sql.DataSource;
+import java.io.IOException;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -20,6 +28,9 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 
 /**
@@ -39,6 +50,8 @@ public final class StoredHistories {
     private final DataSource dataSource;
     private final Serializer serializer;
     private final EventUpcaster upcaster;
+    private final Map<String, Optional<Class<?>>> current = new ConcurrentHashMap<>();
+    private final Map<Class<?>, ObjectReader> readers = new ConcurrentHashMap<>();
 
     public StoredHistories(DataSource dataSource, Serializer serializer, EventUpcaster upcaster) {
         this.dataSource = dataSource;
@@ -141,8 +154,55 @@ public final class StoredHistories {
         }
     }
 
-    /** Deserializes rows (of one checkout, in order) through the upcasters. */
+    /**
+     * Deserializes rows (of one checkout, in order) through the upcasters. A history whose events are all at today's
+     * revision (no upcaster applies to them) is read directly with one reader per type, the same strict readers the
+     * serializer would use, without the upcaster chain's intermediate representations (half of the cost of reading
+     * a history); any other goes through the chain, as the event store reads it.
+     */
     public History history(String checkoutId, List<? extends DomainEventData<byte[]>> rows) {
+        if (serializer instanceof JacksonSerializer jackson) {
+            List<HistoryEvent> events = new ArrayList<>(rows.size());
+            for (DomainEventData<byte[]> row : rows) {
+                Class<?> type = currentType(row.getPayload().getType());
+                if (type == null) {
+                    return upcastHistory(checkoutId, rows);
+                }
+                events.add(new HistoryEvent(row.getSequenceNumber(), read(jackson, type, row.getPayload().getData()),
+                        new LinkedHashMap<>(read(jackson, MetaData.class, row.getMetaData().getData())),
+                        row.getTimestamp()));
+            }
+            return new History(checkoutId, events, keep(rows));
+        }
+        return upcastHistory(checkoutId, rows);
+    }
+
+    /** The class of a stored type if it is at today's revision, or null (an upcaster reads it). */
+    private Class<?> currentType(SerializedType stored) {
+        return current.computeIfAbsent(stored.getName() + "@" + stored.getRevision(), k -> {
+            Class<?> type = serializer.classForType(stored);
+            boolean current = !UnknownSerializedType.class.isAssignableFrom(type)
+                    && Objects.equals(stored.getRevision(), serializer.typeForClass(type).getRevision());
+            return current ? Optional.of(type) : Optional.empty();
+        }).orElse(null);
+    }
+
+    @SuppressWarnings("unchecked")
+    private <T> T read(JacksonSerializer jackson, Class<T> type, byte[] json) {
+        ObjectReader reader = readers.computeIfAbsent(type, t -> jackson.getObjectMapper().readerFor(t));
+        try {
+            return (T) reader.readValue(json);
+        } catch (IOException e) {
+            throw new SerializationException("Error while deserializing object", e); // as the serializer says it
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<DomainEventData<byte[]>> keep(List<? extends DomainEventData<byte[]>> rows) {
+        return (List<DomainEventData<byte[]>>) List.copyOf(rows);
+    }
+
+    private History upcastHistory(String checkoutId, List<? extends DomainEventData<byte[]>> rows) {
         DomainEventStream stream = EventStreamUtils.upcastAndDeserializeDomainEvents(rows.stream(), serializer,
                 upcaster);
         List<HistoryEvent> events = new ArrayList<>();
@@ -151,8 +211,6 @@ public final class StoredHistories {
             Map<String, Object> metaData = new LinkedHashMap<>(m.getMetaData());
             events.add(new HistoryEvent(m.getSequenceNumber(), m.getPayload(), metaData, m.getTimestamp()));
         }
-        @SuppressWarnings("unchecked")
-        List<DomainEventData<byte[]>> kept = (List<DomainEventData<byte[]>>) List.copyOf(rows);
-        return new History(checkoutId, events, kept);
+        return new History(checkoutId, events, keep(rows));
     }
 }
