@@ -98,6 +98,26 @@ class ReplayCorpusTest {
                 .contains("command RecordActivityResultCommand").contains("what follows:");
     }
 
+    /** The bulk run's quick verdict (no timeline for identical histories) still reports a divergence in full. */
+    @Test
+    void the_bulk_verdict_reports_a_changed_decision_as_the_full_replay_does() throws Exception {
+        Path declined = bundles().stream().filter(f -> read(f).contains("PaymentAuthorizationDeclinedEvent"))
+                .findFirst().orElseThrow();
+        StoredHistories.History history = HistoryBundle.read(declined);
+        ReplayReport quick = new CheckoutReplayer().verdict(history);
+        assertThat(quick.identical()).isTrue();
+        assertThat(quick.timeline()).isEmpty();
+
+        CheckoutReplayer variant = CheckoutReplayer.forVariant(DeclineTakenForUnknown.class,
+                DeclineTakenForUnknown::new);
+        ReplayReport full = variant.replay(history);
+        ReplayReport bulk = variant.verdict(history);
+        assertThat(bulk.verdict()).isEqualTo(ReplayReport.Verdict.DIVERGED);
+        assertThat(bulk.divergence().position()).isEqualTo(full.divergence().position());
+        assertThat(bulk.divergence().input()).isEqualTo(full.divergence().input());
+        assertThat(bulk.render()).isEqualTo(full.render());
+    }
+
     /** Acceptance: fewer attempts (here: as many as the history used) end the retries one failure earlier. */
     @Test
     void fewer_attempts_are_reported_at_the_failure_that_now_exhausts_them() throws Exception {
