@@ -23,6 +23,7 @@ import java.util.TreeSet;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The determinism gate: every bundle of the replay corpus (histories recorded from the integration scenarios; see
@@ -96,6 +97,16 @@ class ReplayCorpusTest {
         assertThat(d.producedAfter()).containsExactly("PaymentReconciliationScheduledEvent");
         assertThat(report.render()).contains("first difference at position " + declinedAt)
                 .contains("command RecordActivityResultCommand").contains("what follows:");
+    }
+
+    /** Reading a history at today's revisions skips the upcaster chain but stays strict: an unknown field is refused. */
+    @Test
+    void an_unknown_field_in_a_stored_event_at_todays_revision_is_refused() throws Exception {
+        JsonNode bundle = RecordedInputs.MAPPER.readTree(bundles().get(0).toFile());
+        JsonNode last = bundle.path("events").get(bundle.path("events").size() - 1);
+        ((ObjectNode) last.path("payload")).put("renamedField", "x");
+
+        assertThatThrownBy(() -> HistoryBundle.read(bundle)).hasStackTraceContaining("renamedField");
     }
 
     /** The bulk run's quick verdict (no timeline for identical histories) still reports a divergence in full. */
