@@ -3,6 +3,7 @@ package io.durablecheckout.benchmarks;
 import io.durablecheckout.orchestrator.it.NodeProcess;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -115,7 +116,7 @@ final class BurstRun {
             line.put("heartbeats_metric", metricsAfter.delta(metricsBefore, "checkout_activity_heartbeats_total"));
             line.put("lease_expired_events", db.events("ActivityLeaseExpiredEvent"));
             line.put("stale_results_rejected_events", db.events("ActivityResultRejectedEvent"));
-            List<String> properties = new java.util.ArrayList<>(options.appProperties());
+            List<String> properties = new ArrayList<>(options.appProperties());
             properties.add(backlogLimit);
             line.put("app_properties", properties);
         } finally {

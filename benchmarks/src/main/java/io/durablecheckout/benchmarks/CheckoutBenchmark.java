@@ -6,7 +6,6 @@ import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
@@ -144,6 +143,7 @@ public final class CheckoutBenchmark {
         env.put("postgres", db.embedded() ? "embedded (harness-started, temporary data directory)" : "external");
         env.putAll(db.settings());
         env.put("load_avg_1m", round(Resources.loadAverage1m(), 2));
+        env.put("clock_ticks_per_s", Resources.CLOCK_TICKS_PER_SECOND); // the unit of /proc's CPU times
         env.put("app_properties", options.appProperties());
         return env;
     }
