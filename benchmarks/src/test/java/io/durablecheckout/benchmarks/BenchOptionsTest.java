@@ -32,7 +32,7 @@ class BenchOptionsTest {
                 "--modes=TUNED", "--transports=http", "--skip-matrix", "--skip-ceiling", "--recovery",
                 "--jar=/tmp/app.jar", "--app-jvm-option=-Xmx256m", "--app-jvm-option=-XX:+UseSerialGC",
                 "--app-property=checkout.processing.mode=baseline", "--lag-wait=5s", "--wait-quiet-max=2m",
-                "--cluster=1,3", "--seed=12345678901", "--burst-factor=1.5", "--jdbc-url="});
+                "--cluster=1,3", "--seed=9007199254740993", "--burst-factor=1.5", "--jdbc-url="});
         assertThat(o.n()).isEqualTo(300);
         assertThat(o.warmup()).isEqualTo(50);
         assertThat(o.concurrency()).containsExactly(8, 32);
@@ -47,7 +47,7 @@ class BenchOptionsTest {
         assertThat(o.lagWait()).isEqualTo(Duration.ofSeconds(5));
         assertThat(o.quietWaitMax()).isEqualTo(Duration.ofMinutes(2));
         assertThat(o.clusterNodes()).isEqualTo(List.of(1, 3));
-        assertThat(o.seed()).isEqualTo(12345678901L);
+        assertThat(o.seed()).isEqualTo(9007199254740993L); // 2^53 + 1: not a double
         assertThat(o.burstFactor()).isEqualTo(1.5);
         assertThat(o.jdbcUrl()).isNull();
     }
