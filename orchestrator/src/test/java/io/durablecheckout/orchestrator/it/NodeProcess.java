@@ -29,7 +29,8 @@ import static org.awaitility.Awaitility.await;
  * <p>
  * The one launcher of application processes: the integration tests use {@link #start}, the benchmark harness
  * (module {@code benchmarks}, through this module's test jar, which holds only this class) uses {@link #launch}
- * with its own jar, database credentials and log file. Both build the same command line.
+ * with its own jar, JVM options, database credentials and log file. Both go through one command line
+ * ({@link #command}); test nodes add the test JVM options and the trained class-data sharing archive.
  */
 public final class NodeProcess implements AutoCloseable {
 
@@ -58,8 +59,7 @@ public final class NodeProcess implements AutoCloseable {
             throws IOException {
         List<String> args = new ArrayList<>(DEMO_ON_EXTERNAL_DATABASE);
         args.addAll(extraArgs);
-        NodeProcess node = launch(new Launch(packagedJar(), jvmOptions, jdbcUrl, "postgres", "", args,
-                Path.of("target", name + ".log")));
+        NodeProcess node = launch(testLaunch(jdbcUrl, jvmOptions, args, Path.of("target", name + ".log")));
         node.awaitHealthy(Duration.ofSeconds(180), Duration.ofMillis(250));
         return node;
     }
@@ -84,10 +84,37 @@ public final class NodeProcess implements AutoCloseable {
         return new NodeProcess(process, port, launch.log());
     }
 
+    /**
+     * Every test node runs with the C1 compiler only and the serial collector, from the jar extracted with a class-data
+     * sharing archive trained once per test JVM (see {@link #trainedJar}): a node then starts on about a third of
+     * the CPU (measured on this 2-core machine: 21 s of CPU → 6 s), which is most of what the multi-process tests cost.
+     * Test nodes run a few dozen checkouts, so the faster compiler buys nothing there. (The benchmark's nodes, started
+     * with {@link #launch} directly, run as an operator would start them: none of this.)
+     */
+    static final List<String> TEST_NODE_JVM = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
+
+    /** A test node: the test JVM options, the trained jar and its archive, the embedded server's credentials. */
+    private static Launch testLaunch(String jdbcUrl, List<String> jvmOptions, List<String> args, Path log)
+            throws IOException {
+        List<String> jvm = new ArrayList<>();
+        TEST_NODE_JVM.stream().filter(o -> !jvmOptions.contains(o)).forEach(jvm::add);
+        jvm.addAll(jvmOptions);
+        Path jar = packagedJar();
+        if (jar != null) {
+            TrainedJar trained = trainedJar(jar, jdbcUrl);
+            if (trained.archive() != null) {
+                jvm.add("-XX:SharedArchiveFile=" + trained.archive());
+                jvm.add("-Xlog:cds=off"); // classes CDS cannot hold are loaded as usual; no need to say so
+            }
+            jar = trained.jar();
+        }
+        return new Launch(jar, jvm, jdbcUrl, "postgres", "", args, log);
+    }
+
     /** The JVM, the application with its database and port, then the launch's arguments. */
     private static List<String> command(Launch launch, int port) {
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(java());
         command.addAll(launch.jvmOptions());
         if (launch.jar() != null) {
             command.add("-jar");
@@ -105,6 +132,72 @@ public final class NodeProcess implements AutoCloseable {
         return command;
     }
 
+    private static String java() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    }
+
+    /** The jar to start and its class-data sharing archive (null when training failed: nodes then start without). */
+    private record TrainedJar(Path jar, Path archive) {
+    }
+
+    private static TrainedJar trained;
+
+    /**
+     * Once per test JVM: extract the packaged jar (Spring Boot's {@code jarmode=tools extract}, since CDS cannot
+     * archive classes from nested jars) and record the classes a start loads into an archive, with a training run
+     * that stops right after the context refresh, on a database of its own on the caller's server. Any failure
+     * falls back to the extracted jar without an archive: slower, never wrong.
+     */
+    private static synchronized TrainedJar trainedJar(Path jar, String jdbcUrl) {
+        if (trained != null) {
+            return trained;
+        }
+        Path dir = jar.resolveSibling(jar.getFileName().toString().replace(".jar", "-app"));
+        Path extracted = dir.resolve(jar.getFileName());
+        Path archive = dir.resolve("app.jsa");
+        try {
+            Path log = Path.of("target", "node-cds-training.log");
+            Process extract = new ProcessBuilder(java(), "-Djarmode=tools", "-jar", jar.toString(), "extract",
+                    "--destination", dir.toString()).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
+            if (!extract.waitFor(120, TimeUnit.SECONDS) || extract.exitValue() != 0 || !Files.exists(extracted)) {
+                trained = new TrainedJar(jar, null);
+                return trained;
+            }
+            trained = new TrainedJar(extracted, null);
+            String trainingDb = jdbcUrl.replaceFirst("/[^/?]*(\\?.*)?$", "/cds_training$1");
+            try (java.sql.Connection c = java.sql.DriverManager.getConnection(jdbcUrl, "postgres", "");
+                 java.sql.Statement st = c.createStatement()) {
+                st.execute("CREATE DATABASE cds_training");
+            }
+            List<String> training = new ArrayList<>(List.of(java()));
+            training.addAll(TEST_NODE_JVM);
+            training.addAll(List.of("-Xmx512m", "-XX:ArchiveClassesAtExit=" + archive, "-Xlog:cds=off",
+                    "-Dspring.context.exit=onRefresh", "-jar", extracted.toString(),
+                    "--spring.datasource.url=" + trainingDb, "--spring.datasource.username=postgres",
+                    "--spring.datasource.password=", "--server.port=0"));
+            training.addAll(DEMO_ON_EXTERNAL_DATABASE);
+            Process train = new ProcessBuilder(training).redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
+            if (train.waitFor(180, TimeUnit.SECONDS) && train.exitValue() == 0 && Files.exists(archive)) {
+                trained = new TrainedJar(extracted, archive);
+            } else {
+                train.destroyForcibly();
+            }
+        } catch (IOException | java.sql.SQLException e) {
+            // no archive: the nodes start without one
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (trained == null) {
+            trained = new TrainedJar(jar, null);
+        }
+        System.out.println("test nodes start from " + trained.jar() + (trained.archive() == null
+                ? " without a class-data sharing archive (see target/node-cds-training.log)"
+                : " with the class-data sharing archive " + trained.archive()));
+        return trained;
+    }
+
     /** How a start that was expected to end by itself ended: exit code (null if still running) and its output. */
     public record Exit(Integer code, String output) {
     }
@@ -113,8 +206,7 @@ public final class NodeProcess implements AutoCloseable {
     public static Exit runUntilExit(String name, String jdbcUrl, List<String> args, Duration timeout)
             throws IOException, InterruptedException {
         Path log = Path.of("target", name + ".log");
-        List<String> command = command(new Launch(packagedJar(), List.of("-Xmx512m"), jdbcUrl, "postgres", "", args,
-                log), freePort());
+        List<String> command = command(testLaunch(jdbcUrl, List.of("-Xmx512m"), args, log), freePort());
         Files.deleteIfExists(log);
         Process process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
