@@ -1,5 +1,7 @@
 package io.durablecheckout.orchestrator.it;
 
+import org.awaitility.core.ConditionTimeoutException;
+
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -9,31 +11,43 @@ import java.net.http.HttpResponse;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.jar.JarFile;
+import java.util.jar.Manifest;
 
 import static org.awaitility.Awaitility.await;
 
 /**
  * The application as a separate operating-system process (the packaged jar when it exists, else this test's
  * classpath), so a test can kill it with SIGKILL and start it again, as an operator would.
+ * <p>
+ * The one launcher of application processes: the integration tests use {@link #start}, the benchmark harness
+ * (module {@code benchmarks}, through this module's test jar, which holds only this class) uses {@link #launch}
+ * with its own jar, JVM options, database credentials and log file. Both go through one command line
+ * ({@link #command}); test nodes add the test JVM options and the trained class-data sharing archive.
  */
 public final class NodeProcess implements AutoCloseable {
 
     /** Test nodes run the demo (keys, simulator, generated webhook secret) on their own PostgreSQL, on purpose. */
-    static final List<String> DEMO_ON_EXTERNAL_DATABASE = List.of(
+    public static final List<String> DEMO_ON_EXTERNAL_DATABASE = List.of(
             "--checkout.demo.allow-with-external-database=true",
             "--checkout.simulator.allow-with-external-database=true",
             "--checkout.demo.generate-webhook-secret=true");
 
     private final Process process;
     private final int port;
+    private final Path log;
 
-    private NodeProcess(Process process, int port) {
+    private NodeProcess(Process process, int port, Path log) {
         this.process = process;
         this.port = port;
+        this.log = log;
     }
 
     public static NodeProcess start(String name, String jdbcUrl, List<String> extraArgs) throws IOException {
@@ -43,43 +57,66 @@ public final class NodeProcess implements AutoCloseable {
     /** @param jvmOptions e.g. a small heap for several nodes on one machine (ScaleOutIT) */
     public static NodeProcess start(String name, String jdbcUrl, List<String> extraArgs, List<String> jvmOptions)
             throws IOException {
-        int port = freePort();
-        List<String> command = command(jdbcUrl, port, jvmOptions);
-        command.addAll(DEMO_ON_EXTERNAL_DATABASE);
-        command.addAll(extraArgs);
-        Path log = Path.of("target", name + ".log");
-        Process process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
-        NodeProcess node = new NodeProcess(process, port);
-        await().atMost(Duration.ofSeconds(180)).pollInterval(Duration.ofMillis(250))
-                .until(() -> !process.isAlive() || node.healthy());
-        if (!process.isAlive()) {
-            throw new IllegalStateException("node " + name + " exited with " + process.exitValue() + "; see " + log);
-        }
+        List<String> args = new ArrayList<>(DEMO_ON_EXTERNAL_DATABASE);
+        args.addAll(extraArgs);
+        NodeProcess node = launch(testLaunch(jdbcUrl, jvmOptions, args, Path.of("target", name + ".log")));
+        node.awaitHealthy(Duration.ofSeconds(180), Duration.ofMillis(250));
         return node;
     }
 
     /**
+     * What a process is started with.
+     *
+     * @param jar        the packaged application; null: this JVM's class path and {@code CheckoutApplication}
+     * @param jvmOptions before the jar, e.g. {@code -Xmx512m}
+     * @param args       after the database and the port: opt-ins, node id, any {@code --property=value}
+     * @param log        the process's stdout and stderr, appended
+     */
+    public record Launch(Path jar, List<String> jvmOptions, String jdbcUrl, String user, String password,
+                         List<String> args, Path log) {
+    }
+
+    /** Starts the process on a free port and returns at once; {@link #awaitHealthy} waits for it to serve. */
+    public static NodeProcess launch(Launch launch) throws IOException {
+        int port = freePort();
+        Process process = new ProcessBuilder(command(launch, port)).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(launch.log().toFile())).start();
+        return new NodeProcess(process, port, launch.log());
+    }
+
+    /**
      * Every test node runs with the C1 compiler only and the serial collector, from the jar extracted with a class-data
-     * sharing archive trained once per test JVM (see {@link #trainedLaunch}): a node then starts on about a third of
+     * sharing archive trained once per test JVM (see {@link #trainedJar}): a node then starts on about a third of
      * the CPU (measured on this 2-core machine: 21 s of CPU → 6 s), which is most of what the multi-process tests cost.
-     * Test nodes run a few dozen checkouts, so the faster compiler buys nothing there.
+     * Test nodes run a few dozen checkouts, so the faster compiler buys nothing there. (The benchmark's nodes, started
+     * with {@link #launch} directly, run as an operator would start them: none of this.)
      */
     static final List<String> TEST_NODE_JVM = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
 
-    /** The JVM and the application with its database and port, nothing else. */
-    private static List<String> command(String jdbcUrl, int port, List<String> jvmOptions) throws IOException {
-        List<String> command = new ArrayList<>();
-        command.add(java());
-        TEST_NODE_JVM.stream().filter(o -> !jvmOptions.contains(o)).forEach(command::add);
-        command.addAll(jvmOptions);
+    /** A test node: the test JVM options, the trained jar and its archive, the embedded server's credentials. */
+    private static Launch testLaunch(String jdbcUrl, List<String> jvmOptions, List<String> args, Path log)
+            throws IOException {
+        List<String> jvm = new ArrayList<>();
+        TEST_NODE_JVM.stream().filter(o -> !jvmOptions.contains(o)).forEach(jvm::add);
+        jvm.addAll(jvmOptions);
         Path jar = packagedJar();
         if (jar != null) {
-            Launch launch = trainedLaunch(jar, jdbcUrl);
-            if (launch.archive() != null) {
-                command.add("-XX:SharedArchiveFile=" + launch.archive());
-                command.add("-Xlog:cds=off"); // classes CDS cannot hold are loaded as usual; no need to say so
+            TrainedJar trained = trainedJar(jar, jdbcUrl);
+            if (trained.archive() != null) {
+                jvm.add("-XX:SharedArchiveFile=" + trained.archive());
+                jvm.add("-Xlog:cds=off"); // classes CDS cannot hold are loaded as usual; no need to say so
             }
+            jar = trained.jar();
+        }
+        return new Launch(jar, jvm, jdbcUrl, "postgres", "", args, log);
+    }
+
+    /** The JVM, the application with its database and port, then the launch's arguments. */
+    private static List<String> command(Launch launch, int port) {
+        List<String> command = new ArrayList<>();
+        command.add(java());
+        command.addAll(launch.jvmOptions());
+        if (launch.jar() != null) {
             command.add("-jar");
             command.add(launch.jar().toString());
         } else {
@@ -87,10 +124,11 @@ public final class NodeProcess implements AutoCloseable {
             command.add(System.getProperty("java.class.path"));
             command.add("io.durablecheckout.orchestrator.CheckoutApplication");
         }
-        command.add("--spring.datasource.url=" + jdbcUrl);
-        command.add("--spring.datasource.username=postgres");
-        command.add("--spring.datasource.password=");
+        command.add("--spring.datasource.url=" + launch.jdbcUrl());
+        command.add("--spring.datasource.username=" + launch.user());
+        command.add("--spring.datasource.password=" + launch.password());
         command.add("--server.port=" + port);
+        command.addAll(launch.args());
         return command;
     }
 
@@ -99,10 +137,10 @@ public final class NodeProcess implements AutoCloseable {
     }
 
     /** The jar to start and its class-data sharing archive (null when training failed: nodes then start without). */
-    record Launch(Path jar, Path archive) {
+    private record TrainedJar(Path jar, Path archive) {
     }
 
-    private static Launch launch;
+    private static TrainedJar trained;
 
     /**
      * Once per test JVM: extract the packaged jar (Spring Boot's {@code jarmode=tools extract}, since CDS cannot
@@ -110,9 +148,9 @@ public final class NodeProcess implements AutoCloseable {
      * that stops right after the context refresh, on a database of its own on the caller's server. Any failure
      * falls back to the extracted jar without an archive: slower, never wrong.
      */
-    private static synchronized Launch trainedLaunch(Path jar, String jdbcUrl) {
-        if (launch != null) {
-            return launch;
+    private static synchronized TrainedJar trainedJar(Path jar, String jdbcUrl) {
+        if (trained != null) {
+            return trained;
         }
         Path dir = jar.resolveSibling(jar.getFileName().toString().replace(".jar", "-app"));
         Path extracted = dir.resolve(jar.getFileName());
@@ -123,10 +161,10 @@ public final class NodeProcess implements AutoCloseable {
                     "--destination", dir.toString()).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
             if (!extract.waitFor(120, TimeUnit.SECONDS) || extract.exitValue() != 0 || !Files.exists(extracted)) {
-                launch = new Launch(jar, null);
-                return launch;
+                trained = new TrainedJar(jar, null);
+                return trained;
             }
-            launch = new Launch(extracted, null);
+            trained = new TrainedJar(extracted, null);
             String trainingDb = jdbcUrl.replaceFirst("/[^/?]*(\\?.*)?$", "/cds_training$1");
             try (java.sql.Connection c = java.sql.DriverManager.getConnection(jdbcUrl, "postgres", "");
                  java.sql.Statement st = c.createStatement()) {
@@ -142,7 +180,7 @@ public final class NodeProcess implements AutoCloseable {
             Process train = new ProcessBuilder(training).redirectErrorStream(true)
                     .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile())).start();
             if (train.waitFor(180, TimeUnit.SECONDS) && train.exitValue() == 0 && Files.exists(archive)) {
-                launch = new Launch(extracted, archive);
+                trained = new TrainedJar(extracted, archive);
             } else {
                 train.destroyForcibly();
             }
@@ -151,13 +189,13 @@ public final class NodeProcess implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        if (launch == null) {
-            launch = new Launch(jar, null);
+        if (trained == null) {
+            trained = new TrainedJar(jar, null);
         }
-        System.out.println("test nodes start from " + launch.jar() + (launch.archive() == null
+        System.out.println("test nodes start from " + trained.jar() + (trained.archive() == null
                 ? " without a class-data sharing archive (see target/node-cds-training.log)"
-                : " with the class-data sharing archive " + launch.archive()));
-        return launch;
+                : " with the class-data sharing archive " + trained.archive()));
+        return trained;
     }
 
     /** How a start that was expected to end by itself ended: exit code (null if still running) and its output. */
@@ -167,9 +205,8 @@ public final class NodeProcess implements AutoCloseable {
     /** Starts the application with exactly these arguments (no opt-ins) and waits for it to exit by itself. */
     public static Exit runUntilExit(String name, String jdbcUrl, List<String> args, Duration timeout)
             throws IOException, InterruptedException {
-        List<String> command = command(jdbcUrl, freePort(), List.of("-Xmx512m"));
-        command.addAll(args);
         Path log = Path.of("target", name + ".log");
+        List<String> command = command(testLaunch(jdbcUrl, List.of("-Xmx512m"), args, log), freePort());
         Files.deleteIfExists(log);
         Process process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
@@ -181,12 +218,40 @@ public final class NodeProcess implements AutoCloseable {
         return new Exit(exited ? process.exitValue() : null, Files.readString(log));
     }
 
+    /**
+     * Waits until the health endpoint answers UP.
+     *
+     * @return milliseconds from this call until it did
+     * @throws IllegalStateException if the process exited first, or did not become healthy within {@code limit}
+     */
+    public long awaitHealthy(Duration limit, Duration pollInterval) {
+        long start = System.nanoTime();
+        try {
+            await().atMost(limit).pollInterval(pollInterval).until(() -> !process.isAlive() || healthy());
+        } catch (ConditionTimeoutException e) {
+            throw new IllegalStateException("node not healthy within " + limit + "; see " + log, e);
+        }
+        if (!process.isAlive()) {
+            throw new IllegalStateException("node exited with " + process.exitValue() + "; see " + log);
+        }
+        return (System.nanoTime() - start) / 1_000_000;
+    }
+
     public int port() {
         return port;
     }
 
     public long pid() {
         return process.pid();
+    }
+
+    public ProcessHandle handle() {
+        return process.toHandle();
+    }
+
+    /** Where the process's output goes. */
+    public Path log() {
+        return log;
     }
 
     public boolean alive() {
@@ -233,35 +298,55 @@ public final class NodeProcess implements AutoCloseable {
         }
     }
 
-    static int freePort() throws IOException {
+    public static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0)) {
             return s.getLocalPort();
         }
     }
 
-    private static Path jarCopy;
+    private static final Map<Path, Path> jarCopies = new HashMap<>();
+
+    /** The packaged application of this module's build ({@code target/}), or null before {@code package}. */
+    private static Path packagedJar() throws IOException {
+        return packagedJar(Path.of("target"));
+    }
 
     /**
-     * A private copy of the packaged jar, taken once per test JVM: a build running alongside (another module, a
-     * benchmark) may rewrite target/*.jar while nodes start from it, and a half-written jar fails in odd ways.
+     * A private copy of the packaged (executable) application jar in {@code targetDirectory}, taken once per JVM: a
+     * build running alongside (another module, a benchmark) may rewrite target/*.jar while nodes start from it, and a
+     * half-written jar fails in odd ways. The executable jar is the one with a {@code Start-Class}: the same
+     * directory holds the plain classes jar and the test jar. Null if there is none.
      */
-    private static synchronized Path packagedJar() throws IOException {
-        if (jarCopy != null) {
-            return jarCopy;
+    public static synchronized Path packagedJar(Path targetDirectory) throws IOException {
+        Path key = targetDirectory.toAbsolutePath().normalize();
+        Path cached = jarCopies.get(key);
+        if (cached != null) {
+            return cached;
         }
-        Path target = Path.of("target");
-        if (!Files.isDirectory(target)) {
+        if (!Files.isDirectory(key)) {
             return null;
         }
-        try (DirectoryStream<Path> jars = Files.newDirectoryStream(target, "checkout-orchestrator-*.jar")) {
+        try (DirectoryStream<Path> jars = Files.newDirectoryStream(key, "checkout-orchestrator-*.jar")) {
             for (Path jar : jars) {
-                Path copy = Files.createTempFile(target.toAbsolutePath(), "node-", ".jar");
-                Files.copy(jar, copy, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                if (!executable(jar)) {
+                    continue;
+                }
+                Path copy = Files.createTempFile(key, "node-", ".jar");
+                Files.copy(jar, copy, StandardCopyOption.REPLACE_EXISTING);
                 copy.toFile().deleteOnExit();
-                jarCopy = copy;
+                jarCopies.put(key, copy);
                 return copy;
             }
         }
         return null;
+    }
+
+    private static boolean executable(Path jar) {
+        try (JarFile file = new JarFile(jar.toFile())) {
+            Manifest manifest = file.getManifest();
+            return manifest != null && manifest.getMainAttributes().getValue("Start-Class") != null;
+        } catch (IOException e) {
+            return false; // being written, or not a jar
+        }
     }
 }

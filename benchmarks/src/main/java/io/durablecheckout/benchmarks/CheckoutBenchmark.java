@@ -1,32 +1,30 @@
-package io.durablecheckout.orchestrator.bench;
+package io.durablecheckout.benchmarks;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Stream;
+
+import static io.durablecheckout.benchmarks.Report.progress;
+import static io.durablecheckout.benchmarks.Report.round;
 
 /**
  * The benchmark command of docs/benchmarks.md: the standard checkout workload (shared/WORKLOAD.md) against the real
  * application, printing one JSON object per configuration on stdout. Everything else (the application's logs, the
- * harness's progress) goes to stderr, so stdout can be piped as JSON lines.
+ * harness's progress and a one-line summary per configuration) goes to stderr, so stdout can be piped as JSON lines.
  * <p>
- * Not a Spring component: it lives in the main source tree so it runs from the packaged jar, starts the application
- * itself with {@code SpringApplicationBuilder} for each configuration, and is never started by the application.
+ * Its own module and jar, outside the product: it starts the application itself with {@code SpringApplicationBuilder}
+ * for each configuration, or the packaged application as separate processes (recovery, burst, cluster).
  * <pre>
- * java -Dloader.main=io.durablecheckout.orchestrator.bench.CheckoutBenchmark \
- *      -cp orchestrator/target/checkout-orchestrator-0.1.0-SNAPSHOT.jar \
- *      org.springframework.boot.loader.launch.PropertiesLauncher [options]
+ * ./mvnw -B -q -DskipTests package &amp;&amp; java -jar benchmarks/target/checkout-benchmarks.jar [options]
  * </pre>
  */
 public final class CheckoutBenchmark {
 
-    static final String DEMO_API_KEY = "demo-api-key";
     static final int CEILING_CONNECTIONS = 16;
     static final int CEILING_SECONDS = 10;
 
@@ -114,10 +112,7 @@ public final class CheckoutBenchmark {
         int perRun = Math.max(1, options.jvmWarmup() / (options.modes().size() * options.transports().size()));
         for (String mode : options.modes()) {
             db.reset();
-            List<String> properties = new ArrayList<>(List.of("checkout.processing.mode=" + mode,
-                    "checkout.processing.node-id=bench"));
-            properties.addAll(options.appProperties());
-            try (BenchApplication app = BenchApplication.start(db, properties);
+            try (BenchApplication app = BenchApplication.start(db, BenchApplication.properties(mode, options));
                  CompletionWatcher watcher = new CompletionWatcher(app.eventStore())) {
                 for (String transport : options.transports()) {
                     long start = System.nanoTime();
@@ -131,9 +126,7 @@ public final class CheckoutBenchmark {
     }
 
     private static Submitter submitter(BenchApplication app, String transport) {
-        return transport.equals("http")
-                ? Submitter.http(app.port(), DEMO_API_KEY)
-                : Submitter.inProcess(app.checkoutService());
+        return transport.equals("http") ? Submitter.http(app.port()) : Submitter.inProcess(app.checkoutService());
     }
 
     /** What the figures were measured on: machine, JVM, PostgreSQL and its durability settings. */
@@ -150,8 +143,23 @@ public final class CheckoutBenchmark {
         env.put("postgres", db.embedded() ? "embedded (harness-started, temporary data directory)" : "external");
         env.putAll(db.settings());
         env.put("load_avg_1m", round(Resources.loadAverage1m(), 2));
+        env.put("clock_ticks_per_s", Resources.CLOCK_TICKS_PER_SECOND); // the unit of /proc's CPU times
         env.put("app_properties", options.appProperties());
         return env;
+    }
+
+    /**
+     * A fresh schema and, unless {@code --skip-ceiling}, the commit ceiling measured on it: what PostgreSQL on this
+     * machine can commit at all, the yardstick of the run's commits.
+     */
+    static Double freshSchemaAndCeiling(BenchDatabase db, BenchOptions options, String label) throws Exception {
+        db.reset();
+        if (options.skipCeiling()) {
+            return null;
+        }
+        double ceiling = db.commitCeiling(CEILING_CONNECTIONS, CEILING_SECONDS);
+        progress("%s: commit ceiling %.0f tps", label, ceiling);
+        return ceiling;
     }
 
     /**
@@ -160,22 +168,12 @@ public final class CheckoutBenchmark {
      */
     private Map<String, Object> configuration(String mode, String transport, int concurrency) throws Exception {
         String label = mode + "/" + transport + "/C=" + concurrency;
-        double loadBefore = Resources.loadAverage1m();
-        double idleBusy = awaitQuietMachine(options, label);
-        progress("%s: start (load average %.2f, machine %.0f %% busy before start)", label, loadBefore, idleBusy);
-        db.reset();
-        Double ceiling = null;
-        if (!options.skipCeiling()) {
-            ceiling = db.commitCeiling(CEILING_CONNECTIONS, CEILING_SECONDS);
-            progress("%s: commit ceiling %.0f tps", label, ceiling);
-        }
+        Report.Before before = Report.Before.take(options, label);
+        Double ceiling = freshSchemaAndCeiling(db, options, label);
         boolean peakReset = Resources.resetPeakRss();
-        List<String> properties = new ArrayList<>(List.of("checkout.processing.mode=" + mode,
-                "checkout.processing.node-id=bench"));
-        properties.addAll(options.appProperties());
         long wallStart = System.nanoTime();
         Map<String, Object> line = new LinkedHashMap<>();
-        try (BenchApplication app = BenchApplication.start(db, properties);
+        try (BenchApplication app = BenchApplication.start(db, BenchApplication.properties(mode, options));
              CompletionWatcher watcher = new CompletionWatcher(app.eventStore())) {
             Submitter submitter = submitter(app, transport);
             ClosedLoop.Result warm = ClosedLoop.run(new Workload(options.seed() + 1, "warmup"), options.warmup(),
@@ -186,42 +184,27 @@ public final class CheckoutBenchmark {
             app.flushDatabaseStatistics();
             Thread.sleep(1500);
             long commitsBefore = db.committedTransactions();
-            long eventsBefore = db.queryLong("SELECT count(*) FROM domainevententry");
+            long eventsBefore = db.events();
             long gcBefore = Resources.gcMillis();
-            long jvmTicksBefore = Resources.cpuTicks("self");
-            Map<Long, Long> pgTicksBefore = Resources.cpuTicks(db.serverProcesses());
-            Resources.HostCpu hostBefore = Resources.HostCpu.now();
+            CpuWindow cpu = CpuWindow.start(() -> Stream.of(ProcessHandle.current()), db);
 
             ClosedLoop.Result run = ClosedLoop.run(new Workload(options.seed(), "run"), options.n(), concurrency,
                     submitter, watcher);
 
-            Resources.HostCpu hostAfter = Resources.HostCpu.now();
-            long jvmTicks = Resources.cpuTicks("self") - jvmTicksBefore;
-            long pgTicks = Resources.ticksBetween(pgTicksBefore, Resources.cpuTicks(db.serverProcesses()));
+            CpuWindow.Split split = cpu.stop();
             long gc = Resources.gcMillis() - gcBefore;
             MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
             app.flushDatabaseStatistics();
             Thread.sleep(1500);
             long commits = db.committedTransactions() - commitsBefore;
-            long events = db.queryLong("SELECT count(*) FROM domainevententry") - eventsBefore;
-            int n = options.n();
+            long events = db.events() - eventsBefore;
 
             line.put("mode", mode);
             line.put("transport", transport);
             line.put("concurrency", concurrency);
-            line.put("n", n);
-            line.put("warmup", options.warmup());
             line.put("jvm_warmup", options.jvmWarmup());
-            line.put("completed", run.completed());
-            line.put("checkouts_per_s", round(run.perSecond(), 1));
-            line.put("p50_ms", round(run.percentileMillis(50), 1));
-            line.put("p95_ms", round(run.percentileMillis(95), 1));
-            line.put("p99_ms", round(run.percentileMillis(99), 1));
-            line.put("max_ms", round(run.percentileMillis(100), 1));
-            line.put("commits_per_checkout", round((double) commits / n, 2));
-            line.put("events_per_checkout", round((double) events / n, 2));
-            line.put("pg_commit_ceiling_tps", ceiling == null ? null : round(ceiling, 0));
-            line.put("ratio_to_ceiling", ceiling == null ? null : round(run.perSecond() / ceiling, 4));
+            Report.putClosedLoop(line, run, options, ceiling, events);
+            line.put("commits_per_checkout", round((double) commits / options.n(), 2));
             line.put("peak_rss_mb", round(Resources.peakRssMb("self"), 0));
             line.put("peak_rss_scope", peakReset ? "harness JVM incl. application, this configuration"
                     : "harness JVM incl. application, since JVM start");
@@ -229,55 +212,16 @@ public final class CheckoutBenchmark {
             line.put("jvm_heap_committed_mb", heap.getCommitted() / (1024 * 1024));
             line.put("gc_ms", gc);
             // shares of the machine (100 = every core busy) during the counted run; "other" is everyone else
-            double host = hostAfter.busyPercentSince(hostBefore);
-            double jvm = hostAfter.percentOfCapacity(hostBefore, jvmTicks);
-            double pg = hostAfter.percentOfCapacity(hostBefore, pgTicks);
-            line.put("host_cpu_busy_pct", round(host, 1));
-            line.put("jvm_cpu_pct", round(jvm, 1));
-            line.put("pg_cpu_pct", round(pg, 1));
-            line.put("other_cpu_pct", round(host - jvm - pg, 1));
-            line.put("errors", run.errors() + run.timeouts());
-            if (run.firstError() != null) {
-                line.put("first_error", run.firstError());
-            }
-            line.put("run_s", round(run.seconds(), 1));
-            line.put("load_avg_1m_before", round(loadBefore, 2));
-            line.put("host_cpu_busy_pct_before", round(idleBusy, 1));
+            split.put(line, "jvm", run.completed());
+            before.put(line);
         }
+        Report.summary(label, line, "jvm");
         progress("%s: done in %.0f s", label, (System.nanoTime() - wallStart) / 1e9);
         return line;
-    }
-
-    /**
-     * How busy the machine is before a configuration starts (2 s sample). With {@code --wait-quiet}, waits until that
-     * is below the threshold: on a shared machine someone else's build would otherwise be measured too.
-     */
-    static double awaitQuietMachine(BenchOptions options, String label) throws InterruptedException {
-        long deadline = System.nanoTime() + options.quietWaitMax().toNanos();
-        double busy = Resources.HostCpu.busyPercentOver(2000);
-        while (options.quietBelowPercent() > 0 && busy >= options.quietBelowPercent() && System.nanoTime() < deadline) {
-            progress("%s: machine %.0f %% busy before start; waiting for it to be below %.0f %%", label, busy,
-                    options.quietBelowPercent());
-            Thread.sleep(8000);
-            busy = Resources.HostCpu.busyPercentOver(2000);
-        }
-        return busy;
     }
 
     private void emit(Map<String, Object> line) throws Exception {
         out.println(JSON.writeValueAsString(line));
         out.flush();
-    }
-
-    static void progress(String format, Object... args) {
-        System.err.printf(Locale.ROOT, "[bench] " + format + "%n", args);
-    }
-
-    static Double round(double value, int decimals) {
-        if (Double.isNaN(value) || Double.isInfinite(value)) {
-            return null;
-        }
-        double scale = Math.pow(10, decimals);
-        return Math.round(value * scale) / scale;
     }
 }

@@ -1,5 +1,6 @@
-package io.durablecheckout.orchestrator.bench;
+package io.durablecheckout.benchmarks;
 
+import io.durablecheckout.api.checkout.CheckoutCompletedEvent;
 import io.durablecheckout.orchestrator.config.EmbeddedPostgresServer;
 
 import java.io.IOException;
@@ -11,6 +12,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -119,6 +121,44 @@ final class BenchDatabase implements AutoCloseable {
             r.next();
             return r.getLong(1);
         }
+    }
+
+    /** Checkouts completed so far: their {@link CheckoutCompletedEvent} is in the store. */
+    long completedCheckouts() throws SQLException {
+        return queryLong("SELECT count(*) FROM domainevententry WHERE payloadtype = '"
+                + CheckoutCompletedEvent.class.getName() + "'");
+    }
+
+    /** Events in the store. */
+    long events() throws SQLException {
+        return queryLong("SELECT count(*) FROM domainevententry");
+    }
+
+    /** Stored events of one type, by its simple name (e.g. {@code ActivityLeaseExpiredEvent}). */
+    long events(String simpleName) throws SQLException {
+        return queryLong("SELECT count(*) FROM domainevententry WHERE payloadtype LIKE '%." + simpleName + "'");
+    }
+
+    /** Runs between two reads of {@link #awaitCompleted}; throws to give up (a node died). */
+    interface Check {
+        void run() throws Exception;
+    }
+
+    /**
+     * Waits until at least {@code expected} checkouts have completed, reading every 100 ms.
+     *
+     * @return seconds from this call until they had; NaN if {@code limit} passed first
+     */
+    double awaitCompleted(long expected, Duration limit, Check between) throws Exception {
+        long start = System.nanoTime();
+        while (completedCheckouts() < expected) {
+            if (System.nanoTime() - start > limit.toNanos()) {
+                return Double.NaN;
+            }
+            between.run();
+            Thread.sleep(100);
+        }
+        return (System.nanoTime() - start) / 1e9;
     }
 
     /** The first row of a query, column by column (numbers as doubles, NULL as NaN). */

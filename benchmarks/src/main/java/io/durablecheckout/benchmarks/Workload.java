@@ -1,4 +1,4 @@
-package io.durablecheckout.orchestrator.bench;
+package io.durablecheckout.benchmarks;
 
 import io.durablecheckout.api.values.TenantId;
 import io.durablecheckout.orchestrator.web.CheckoutRequest;

@@ -1,4 +1,4 @@
-package io.durablecheckout.orchestrator.bench;
+package io.durablecheckout.benchmarks;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -46,7 +46,8 @@ record BenchOptions(
         List<Integer> clusterNodes) {
 
     static final String USAGE = """
-            CheckoutBenchmark: the standard checkout workload (see docs/benchmarks.md)
+            java -jar benchmarks/target/checkout-benchmarks.jar [options]: the standard checkout workload
+            (docs/benchmarks.md), from the repository's root
               --jdbc-url=URL        PostgreSQL to use; its public schema is DROPPED and recreated per configuration.
                                     Unset: a fresh embedded PostgreSQL in a temporary directory (durable commits).
               --user=, --password=  credentials for --jdbc-url (default postgres / empty)
@@ -60,7 +61,9 @@ record BenchOptions(
               --lag                 deadline-lag run (no activity workers, 2 s leases)
                   --lag-checkouts=500 --lag-wait=25s
               --recovery            kill -9 with checkouts in flight, restart, time until all are done
-                  --recovery-checkouts=1000 --jar=PATH (default: the jar this runs from)
+                  --recovery-checkouts=1000
+                  --jar=PATH          the packaged application to start (default: a private copy of
+                                      orchestrator/target/checkout-orchestrator-*.jar, built by ./mvnw package)
                   --app-jvm-option=OPT  (repeatable) JVM option for the separately started application
               --replay              rebuild of the checkout-summary read model, events/s
                   --replay-checkouts=10000
@@ -74,6 +77,7 @@ record BenchOptions(
                                     429s, lease expiries and repeated executions (from the application's metrics)
               --cluster=1,2,3       throughput with that many application processes on one PostgreSQL (HTTP,
                                     round-robin; C from --concurrency; --jar, --app-jvm-option as for --recovery)
+                                    (--burst too starts the packaged application as its own process)
               --app-property=k=v    (repeatable) extra property for every application started (experiments only)
               --seed=42             seed of the generated checkouts
               --wait-quiet=PCT      before each run, wait until the machine is less than PCT % busy (others compiling)
@@ -125,9 +129,9 @@ record BenchOptions(
                 case "user" -> user = require(name, value);
                 case "password" -> password = value == null ? "" : value;
                 case "n" -> n = positive(name, value);
-                case "warmup" -> warmup = Integer.parseInt(require(name, value));
-                case "jvm-warmup" -> jvmWarmup = Integer.parseInt(require(name, value));
-                case "concurrency" -> concurrency = list(name, value).stream().map(Integer::parseInt).toList();
+                case "warmup" -> warmup = integer(name, value);
+                case "jvm-warmup" -> jvmWarmup = integer(name, value);
+                case "concurrency" -> concurrency = list(name, value).stream().map(v -> integer(name, v)).toList();
                 case "modes" -> modes = oneOf(name, list(name, value), "tuned", "baseline");
                 case "transports" -> transports = oneOf(name, list(name, value), "inprocess", "http");
                 case "skip-matrix" -> matrix = false;
@@ -141,18 +145,18 @@ record BenchOptions(
                 case "app-jvm-option" -> appJvmOptions.add(require(name, value));
                 case "replay" -> replay = true;
                 case "replay-checkouts" -> replayCheckouts = positive(name, value);
-                case "replay-copies" -> replayCopies = Integer.parseInt(require(name, value));
+                case "replay-copies" -> replayCopies = integer(name, value);
                 case "app-property" -> appProperties.add(require(name, value));
-                case "seed" -> seed = Long.parseLong(require(name, value));
-                case "wait-quiet" -> quietBelow = Double.parseDouble(require(name, value));
+                case "seed" -> seed = wholeNumber(name, value);
+                case "wait-quiet" -> quietBelow = number(name, value);
                 case "wait-quiet-max" -> quietWaitMax = duration(name, value);
                 case "burst" -> burst = true;
                 case "burst-seconds" -> burstSeconds = positive(name, value);
-                case "burst-factor" -> burstFactor = Double.parseDouble(require(name, value));
-                case "burst-rate" -> burstRate = Double.parseDouble(require(name, value));
+                case "burst-factor" -> burstFactor = number(name, value);
+                case "burst-rate" -> burstRate = number(name, value);
                 case "burst-calibration" -> burstCalibration = positive(name, value);
-                case "burst-backlog-limit" -> burstBacklogLimit = Integer.parseInt(require(name, value));
-                case "cluster" -> clusterNodes = list(name, value).stream().map(Integer::parseInt).toList();
+                case "burst-backlog-limit" -> burstBacklogLimit = integer(name, value);
+                case "cluster" -> clusterNodes = list(name, value).stream().map(v -> integer(name, v)).toList();
                 case "help" -> throw new IllegalArgumentException(USAGE);
                 default -> throw new IllegalArgumentException("unknown option --" + name + "\n" + USAGE);
             }
@@ -160,16 +164,6 @@ record BenchOptions(
         return new BenchOptions(jdbcUrl, user, password, n, warmup, jvmWarmup, concurrency, modes, transports, matrix,
                 skipCeiling, lag, lagCheckouts, lagWait, recovery, recoveryCheckouts, jar, List.copyOf(appJvmOptions),
                 replay, replayCheckouts, replayCopies, List.copyOf(appProperties), seed, quietBelow, quietWaitMax, burst, burstSeconds,
-                burstFactor, burstRate, burstCalibration, burstBacklogLimit, clusterNodes);
-    }
-
-    /** The same options with one more application property (for one run). */
-    BenchOptions withAppProperty(String property) {
-        List<String> properties = new ArrayList<>(appProperties);
-        properties.add(property);
-        return new BenchOptions(jdbcUrl, user, password, n, warmup, jvmWarmup, concurrency, modes, transports, matrix,
-                skipCeiling, lag, lagCheckouts, lagWait, recovery, recoveryCheckouts, jar, appJvmOptions, replay,
-                replayCheckouts, replayCopies, List.copyOf(properties), seed, quietBelowPercent, quietWaitMax, burst, burstSeconds,
                 burstFactor, burstRate, burstCalibration, burstBacklogLimit, clusterNodes);
     }
 
@@ -182,11 +176,39 @@ record BenchOptions(
 
     /** 25s, 10m, 1h */
     private static Duration duration(String name, String value) {
-        return Duration.parse("PT" + require(name, value).toUpperCase(Locale.ROOT));
+        try {
+            return Duration.parse("PT" + require(name, value).toUpperCase(Locale.ROOT));
+        } catch (java.time.format.DateTimeParseException e) {
+            throw new IllegalArgumentException("--" + name + ": " + value + " is not a duration such as 25s or 10m");
+        }
+    }
+
+    private static int integer(String name, String value) {
+        long v = wholeNumber(name, value);
+        if (v != (int) v) {
+            throw new IllegalArgumentException("--" + name + ": " + value + " is too large");
+        }
+        return (int) v;
+    }
+
+    private static long wholeNumber(String name, String value) {
+        try {
+            return Long.parseLong(require(name, value));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--" + name + ": " + value + " is not a whole number");
+        }
+    }
+
+    private static double number(String name, String value) {
+        try {
+            return Double.parseDouble(require(name, value));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("--" + name + ": " + value + " is not a number");
+        }
     }
 
     private static int positive(String name, String value) {
-        int v = Integer.parseInt(require(name, value));
+        int v = integer(name, value);
         if (v <= 0) {
             throw new IllegalArgumentException("--" + name + " must be positive");
         }

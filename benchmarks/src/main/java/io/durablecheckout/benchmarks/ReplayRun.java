@@ -1,4 +1,4 @@
-package io.durablecheckout.orchestrator.bench;
+package io.durablecheckout.benchmarks;
 
 import io.durablecheckout.orchestrator.config.EventProcessingConfiguration;
 import io.durablecheckout.orchestrator.config.AxonInfrastructureConfiguration;
@@ -15,8 +15,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
-import static io.durablecheckout.orchestrator.bench.CheckoutBenchmark.progress;
-import static io.durablecheckout.orchestrator.bench.CheckoutBenchmark.round;
+import static io.durablecheckout.benchmarks.Report.progress;
+import static io.durablecheckout.benchmarks.Report.round;
 
 /**
  * Read-model rebuild: fills the event store with completed checkouts, then rebuilds the {@code checkout-summary} read
@@ -42,14 +42,10 @@ final class ReplayRun {
     }
 
     private Map<String, Object> runReplay() throws Exception {
-        double busyBefore = CheckoutBenchmark.awaitQuietMachine(options, "replay");
-        progress("replay: start (load average %.2f)", Resources.loadAverage1m());
+        Report.Before before = Report.Before.take(options, "replay");
         db.reset();
-        List<String> properties = new ArrayList<>(List.of("checkout.processing.mode=tuned",
-                "checkout.processing.node-id=bench"));
-        properties.addAll(options.appProperties());
         Map<String, Object> line = new LinkedHashMap<>();
-        try (BenchApplication app = BenchApplication.start(db, properties);
+        try (BenchApplication app = BenchApplication.start(db, BenchApplication.properties("tuned", options));
              CompletionWatcher watcher = new CompletionWatcher(app.eventStore())) {
             int checkouts = options.replayCheckouts();
             ClosedLoop.Result load = ClosedLoop.run(new Workload(options.seed(), "replay"), checkouts, 64,
@@ -57,7 +53,7 @@ final class ReplayRun {
             progress("replay: %d checkouts in the store (%.0f/s)", load.completed(), load.perSecond());
             awaitRows(load.completed());
 
-            long events = db.queryLong("SELECT count(*) FROM domainevententry");
+            long events = db.events();
             long head = db.queryLong("SELECT max(globalindex) FROM domainevententry");
             StreamingEventProcessor processor = app.bean(org.axonframework.config.EventProcessingConfiguration.class)
                     .eventProcessor(EventProcessingConfiguration.SUMMARY_PROCESSOR, StreamingEventProcessor.class)
@@ -94,7 +90,7 @@ final class ReplayRun {
                     offlineSeconds);
 
             line.put("run", "replay");
-            line.put("host_cpu_busy_pct_before", round(busyBefore, 1));
+            before.put(line);
             line.put("processor", EventProcessingConfiguration.SUMMARY_PROCESSOR);
             line.put("checkouts", load.completed());
             line.put("events", events);
@@ -148,11 +144,9 @@ final class ReplayRun {
      * measured while it ran.
      */
     private Map<String, Object> runWithReads() throws Exception {
-        double busyBefore = CheckoutBenchmark.awaitQuietMachine(options, "rebuild-reads");
+        Report.Before before = Report.Before.take(options, "rebuild-reads");
         db.reset();
-        List<String> properties = new ArrayList<>(List.of("checkout.processing.mode=tuned",
-                "checkout.processing.node-id=bench"));
-        properties.addAll(options.appProperties());
+        List<String> properties = BenchApplication.properties("tuned", options);
         int real;
         try (BenchApplication app = BenchApplication.start(db, properties);
              CompletionWatcher watcher = new CompletionWatcher(app.eventStore())) {
@@ -185,7 +179,7 @@ final class ReplayRun {
             s.execute("ANALYZE domainevententry");
         }
         double copySeconds = (System.nanoTime() - copyStart) / 1e9;
-        long events = db.queryLong("SELECT count(*) FROM domainevententry");
+        long events = db.events();
         long checkouts = db.queryLong("SELECT count(DISTINCT aggregateidentifier) FROM domainevententry"
                 + " WHERE type = 'Checkout'");
         progress("rebuild-reads: %d checkouts, %d events in the store (copies took %.1f s)", checkouts, events,
@@ -212,7 +206,7 @@ final class ReplayRun {
                     try {
                         java.net.http.HttpResponse<String> r = http.send(java.net.http.HttpRequest.newBuilder(
                                         java.net.URI.create("http://localhost:" + app.port() + "/api/v1/checkouts/" + id))
-                                .header("Authorization", "Bearer demo-api-key").timeout(Duration.ofSeconds(30))
+                                .header("Authorization", "Bearer " + BenchApplication.API_KEY).timeout(Duration.ofSeconds(30))
                                 .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
                         if (r.statusCode() != 200) {
                             failed[0]++;
@@ -229,7 +223,7 @@ final class ReplayRun {
             for (int i = 0; i < 2_000; i++) {
                 http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://localhost:" + app.port()
                                 + "/api/v1/checkouts/" + ids.get(i % ids.size())))
-                        .header("Authorization", "Bearer demo-api-key").build(),
+                        .header("Authorization", "Bearer " + BenchApplication.API_KEY).build(),
                         java.net.http.HttpResponse.BodyHandlers.discarding());
             }
             reader.start();
@@ -243,7 +237,7 @@ final class ReplayRun {
                     offline.rows(), offline.events(), seconds, nanos.length,
                     nanos.length == 0 ? 0 : nanos[nanos.length - 1] / 1e6);
             line.put("run", "rebuild-reads");
-            line.put("host_cpu_busy_pct_before", round(busyBefore, 1));
+            before.put(line);
             line.put("checkouts_through_workflow", real);
             line.put("copies", options.replayCopies());
             line.put("checkouts", checkouts);

@@ -1,4 +1,4 @@
-package io.durablecheckout.orchestrator.bench;
+package io.durablecheckout.benchmarks;
 
 import java.io.IOException;
 import java.lang.management.GarbageCollectorMXBean;
@@ -12,7 +12,24 @@ import java.nio.file.Path;
  */
 final class Resources {
 
+    /** The unit of /proc's CPU times (USER_HZ): 100 on Linux, read once from {@code getconf CLK_TCK}. */
+    static final long CLOCK_TICKS_PER_SECOND = clockTicksPerSecond();
+
     private Resources() {
+    }
+
+    private static long clockTicksPerSecond() {
+        try {
+            Process getconf = new ProcessBuilder("getconf", "CLK_TCK").redirectErrorStream(true).start();
+            String answer = new String(getconf.getInputStream().readAllBytes()).trim();
+            getconf.waitFor();
+            return Long.parseLong(answer);
+        } catch (IOException | RuntimeException e) {
+            return 100;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return 100;
+        }
     }
 
     /** Peak resident set (VmHWM) of a process, in MB; {@code "self"} for this JVM. */

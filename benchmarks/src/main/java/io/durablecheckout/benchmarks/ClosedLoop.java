@@ -1,4 +1,4 @@
-package io.durablecheckout.orchestrator.bench;
+package io.durablecheckout.benchmarks;
 
 import java.time.Duration;
 import java.util.Arrays;
@@ -97,5 +97,42 @@ final class ClosedLoop {
         long end = lastCompletion.get() == Long.MIN_VALUE ? System.nanoTime() : lastCompletion.get();
         long[] done = Arrays.stream(latencies).filter(l -> l >= 0).sorted().toArray();
         return new Result(count, done, errors.get(), timeouts.get(), firstError.get(), start, end);
+    }
+
+    /** What {@link #submitAll} got back: accepted and refused submissions, and the first failure. */
+    record Submitted(int accepted, int failed, String firstError) {
+    }
+
+    /**
+     * Submits {@code count} checkouts from {@code clients} threads without waiting for any to complete: they stay in
+     * flight (a backlog for the recovery and deadline-lag runs, a calibration load for the burst).
+     */
+    static Submitted submitAll(Workload workload, int count, int clients, Submitter submitter)
+            throws InterruptedException {
+        AtomicInteger next = new AtomicInteger();
+        AtomicInteger accepted = new AtomicInteger();
+        AtomicInteger failed = new AtomicInteger();
+        AtomicReference<String> firstError = new AtomicReference<>();
+        List<Thread> threads = new ArrayList<>();
+        for (int c = 0; c < Math.min(clients, count); c++) {
+            Thread t = new Thread(() -> {
+                int i;
+                while ((i = next.getAndIncrement()) < count) {
+                    try {
+                        submitter.submit(workload.checkout(i));
+                        accepted.incrementAndGet();
+                    } catch (Exception e) {
+                        failed.incrementAndGet();
+                        firstError.compareAndSet(null, e.toString());
+                    }
+                }
+            }, "bench-submitter-" + c);
+            threads.add(t);
+            t.start();
+        }
+        for (Thread t : threads) {
+            t.join();
+        }
+        return new Submitted(accepted.get(), failed.get(), firstError.get());
     }
 }

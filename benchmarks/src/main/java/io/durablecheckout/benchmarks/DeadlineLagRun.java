@@ -1,22 +1,18 @@
-package io.durablecheckout.orchestrator.bench;
+package io.durablecheckout.benchmarks;
 
 import io.durablecheckout.activities.inventory.DemoStockSeeder;
 import io.durablecheckout.activities.inventory.InventoryAdmin;
 import io.durablecheckout.orchestrator.checkout.Deadlines;
-import io.durablecheckout.orchestrator.web.CheckoutService;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.HistogramSnapshot;
 import io.micrometer.core.instrument.distribution.ValueAtPercentile;
 
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
-import static io.durablecheckout.orchestrator.bench.CheckoutBenchmark.progress;
-import static io.durablecheckout.orchestrator.bench.CheckoutBenchmark.round;
+import static io.durablecheckout.benchmarks.Report.progress;
+import static io.durablecheckout.benchmarks.Report.round;
 
 /**
  * Deadline lag: how late lease-expiry deadlines fire (fired − due). No activity worker runs
@@ -73,56 +69,29 @@ final class DeadlineLagRun {
     }
 
     Map<String, Object> run() throws Exception {
-        double busyBefore = CheckoutBenchmark.awaitQuietMachine(options, "deadline lag");
-        progress("deadline lag: start (load average %.2f)", Resources.loadAverage1m());
+        Report.Before before = Report.Before.take(options, "deadline lag");
         db.reset();
-        List<String> properties = new ArrayList<>(List.of("checkout.processing.mode=tuned",
-                "checkout.processing.node-id=bench", "checkout.activities.enabled=false",
-                "checkout.workflow.lease-duration=2s"));
-        properties.addAll(options.appProperties());
         Map<String, Object> line = new LinkedHashMap<>();
-        try (BenchApplication app = BenchApplication.start(db, properties)) {
+        try (BenchApplication app = BenchApplication.start(db, BenchApplication.properties("tuned", options,
+                "checkout.activities.enabled=false", "checkout.workflow.lease-duration=2s"))) {
             // The stock seeder belongs to the (disabled) activities; the SKU check on submission still needs stock.
             new DemoStockSeeder(app.bean(InventoryAdmin.class), Workload.SKUS, 1_000_000).seed();
-            CheckoutService service = app.checkoutService();
-            Workload workload = new Workload(options.seed(), "lag");
             int count = options.lagCheckouts();
-            AtomicInteger next = new AtomicInteger();
-            AtomicInteger errors = new AtomicInteger();
-            List<Thread> clients = new ArrayList<>();
-            for (int c = 0; c < 32; c++) {
-                Thread t = new Thread(() -> {
-                    int i;
-                    while ((i = next.getAndIncrement()) < count) {
-                        Workload.Checkout checkout = workload.checkout(i);
-                        try {
-                            service.submit(Workload.TENANT, checkout.idempotencyKey(), checkout.request());
-                        } catch (RuntimeException e) {
-                            errors.incrementAndGet();
-                        }
-                    }
-                }, "bench-lag-client-" + c);
-                clients.add(t);
-                t.start();
-            }
-            for (Thread t : clients) {
-                t.join();
-            }
+            ClosedLoop.Submitted submitted = ClosedLoop.submitAll(new Workload(options.seed(), "lag"), count, 32,
+                    Submitter.inProcess(app.checkoutService()));
             progress("deadline lag: %d submitted, waiting %s", count, options.lagWait());
             Thread.sleep(options.lagWait().toMillis());
 
             line.put("run", "deadline_lag");
-            line.put("host_cpu_busy_pct_before", round(busyBefore, 1));
+            before.put(line);
             line.put("checkouts", count);
-            line.put("submit_errors", errors.get());
+            line.put("submit_errors", submitted.failed());
             line.put("lease", "2s");
             line.put("waited_s", options.lagWait().toSeconds());
             putTimer(line, app.meters().find("checkout.deadline.lag").tag("deadline", Deadlines.LEASE_EXPIRED).timer());
             putFromEvents(line);
-            line.put("lease_expired_events", db.queryLong(
-                    "SELECT count(*) FROM domainevententry WHERE payloadtype LIKE '%.ActivityLeaseExpiredEvent'"));
-            line.put("manual_review_events", db.queryLong(
-                    "SELECT count(*) FROM domainevententry WHERE payloadtype LIKE '%.ManualReviewRequiredEvent'"));
+            line.put("lease_expired_events", db.events("ActivityLeaseExpiredEvent"));
+            line.put("manual_review_events", db.events("ManualReviewRequiredEvent"));
             line.put("deadlines_pending", db.queryLong("SELECT count(*) FROM scheduled_tasks"));
             line.put("load_avg_1m_after", round(Resources.loadAverage1m(), 2));
         }

@@ -1,7 +1,8 @@
-package io.durablecheckout.orchestrator.bench;
+package io.durablecheckout.benchmarks;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.durablecheckout.orchestrator.CheckoutApplication;
+import io.durablecheckout.orchestrator.it.NodeProcess;
 import io.durablecheckout.orchestrator.web.CheckoutService;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.axonframework.eventsourcing.eventstore.EventStore;
@@ -10,7 +11,9 @@ import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import javax.sql.DataSource;
+import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -20,14 +23,36 @@ import java.util.List;
  */
 final class BenchApplication implements AutoCloseable {
 
+    /** The demo tenant's and operator's keys of this run: drawn at start, never the demo's defaults. */
+    static final String API_KEY = "bench-tenant-" + randomHex();
+    static final String OPERATOR_KEY = "bench-operator-" + randomHex();
+
     /**
-     * The benchmark runs the demo (its keys, its simulator, a webhook secret generated into the database) on a
-     * PostgreSQL of its own, on purpose: the opt-ins the startup check asks for on a configured database.
+     * The benchmark runs the demo (its tenant, its simulator, a webhook secret generated into the database) on a
+     * PostgreSQL of its own, on purpose: the opt-ins the startup check asks for on a configured database, the same
+     * ones the integration tests' nodes use, and this run's keys.
      */
-    static final List<String> DEMO_ON_EXTERNAL_DATABASE = List.of(
-            "--checkout.demo.allow-with-external-database=true",
-            "--checkout.simulator.allow-with-external-database=true",
-            "--checkout.demo.generate-webhook-secret=true");
+    static List<String> demoArgs() {
+        List<String> args = new ArrayList<>(NodeProcess.DEMO_ON_EXTERNAL_DATABASE);
+        args.add("--checkout.demo.api-key=" + API_KEY);
+        args.add("--checkout.demo.operator-api-key=" + OPERATOR_KEY);
+        return args;
+    }
+
+    /** {@code checkout.processing.mode} and the node id of an in-process configuration, then {@code --app-property}. */
+    static List<String> properties(String mode, BenchOptions options, String... more) {
+        List<String> properties = new ArrayList<>(List.of("checkout.processing.mode=" + mode,
+                "checkout.processing.node-id=bench"));
+        properties.addAll(List.of(more));
+        properties.addAll(options.appProperties());
+        return properties;
+    }
+
+    private static String randomHex() {
+        byte[] bytes = new byte[16];
+        new SecureRandom().nextBytes(bytes);
+        return HexFormat.of().formatHex(bytes);
+    }
 
     private final ConfigurableApplicationContext context;
 
@@ -46,7 +71,7 @@ final class BenchApplication implements AutoCloseable {
                 "--server.port=0",
                 "--spring.main.banner-mode=off",
                 "--spring.jmx.enabled=false"));
-        args.addAll(DEMO_ON_EXTERNAL_DATABASE);
+        args.addAll(demoArgs());
         properties.forEach(p -> args.add("--" + p));
         return new BenchApplication(new SpringApplicationBuilder(CheckoutApplication.class)
                 .run(args.toArray(String[]::new)));
