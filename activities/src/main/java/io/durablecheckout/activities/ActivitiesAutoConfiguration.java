@@ -1,6 +1,7 @@
 package io.durablecheckout.activities;
 
 import io.micrometer.core.instrument.MeterRegistry;
+import org.axonframework.config.ConfigurerModule;
 import org.axonframework.eventhandling.gateway.EventGateway;
 
 import io.durablecheckout.activities.payments.HttpPaymentProvider;
@@ -22,16 +23,25 @@ import org.springframework.core.env.Environment;
 @EnableConfigurationProperties(PaymentsProperties.class)
 public class ActivitiesAutoConfiguration {
 
+    /** No pause: fault injection (the orchestrator's {@code faults} package) and tests supply their own. */
     @Bean
     @ConditionalOnMissingBean
-    public WorkerPauseHook workerPauseHook(Environment environment) {
-        String step = environment.getProperty("checkout.fault-injection.park-step");
-        if (step == null || step.isBlank()) {
-            return WorkerPauseHook.NONE;
-        }
-        return new ParkingPauseHook(step, environment.getProperty("checkout.fault-injection.park-token", Long.class, 1L),
-                environment.getProperty("checkout.fault-injection.park-duration", java.time.Duration.class,
-                        java.time.Duration.ofSeconds(45))); // longer than the default lease (30 s)
+    public WorkerPauseHook workerPauseHook() {
+        return WorkerPauseHook.NONE;
+    }
+
+    /**
+     * The lease hold and the pause hook around every intent, on the worker processors ({@link
+     * IntentHandlingInterceptor}); beans looked up when the first intent arrives.
+     */
+    @Bean
+    public ConfigurerModule intentHandlingInterceptors(org.springframework.beans.factory.ObjectProvider<LeaseKeeper> leases,
+                                                       org.springframework.beans.factory.ObjectProvider<WorkerPauseHook> pauseHook) {
+        IntentHandlingInterceptor interceptor = new IntentHandlingInterceptor(
+                () -> leases.getIfAvailable(() -> LeaseKeeper.NONE),
+                () -> pauseHook.getIfAvailable(() -> WorkerPauseHook.NONE));
+        return configurer -> configurer.eventProcessing(processing -> IntentHandlingInterceptor.WORKER_PROCESSORS
+                .forEach(group -> processing.registerHandlerInterceptor(group, c -> interceptor)));
     }
 
     /**

@@ -115,8 +115,13 @@ class AxonProcessorsIntegrationTest extends PostgresTestSupport {
                         // Reclaim a segment soon after the simulated crash released it (default 5 s).
                         .tokenClaimInterval(200))
                 .registerTokenStore(c -> tokenStore)
-                .registerEventHandler(c -> new InventoryWorker(inventory, c.eventGateway(), hook, metrics))
-                .registerEventHandler(c -> new ReceiptsWorker(receipts, c.eventGateway(), hook, metrics))
+                .registerEventHandler(c -> new InventoryWorker(inventory, c.eventGateway(), metrics))
+                .registerEventHandler(c -> new ReceiptsWorker(receipts, c.eventGateway(), metrics))
+                // as ActivitiesAutoConfiguration registers it: the pause hook sees each intent inside the lease hold
+                .registerHandlerInterceptor(InventoryWorker.PROCESSING_GROUP,
+                        c -> new IntentHandlingInterceptor(() -> LeaseKeeper.NONE, () -> hook))
+                .registerHandlerInterceptor(ReceiptsWorker.PROCESSING_GROUP,
+                        c -> new IntentHandlingInterceptor(() -> LeaseKeeper.NONE, () -> hook))
                 .registerHandlerInterceptor(InventoryWorker.PROCESSING_GROUP, c -> crashAfterHandler);
         axon = configurer.buildConfiguration();
         axon.start();

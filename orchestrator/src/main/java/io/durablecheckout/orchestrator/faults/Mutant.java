@@ -5,7 +5,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.env.Environment;
 
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -46,15 +45,15 @@ public enum Mutant {
         return on;
     }
 
-    /** The switch the activity resources consult. */
+    /** The switch the activity resources consult (their {@link ResourceMutants} seam, no mutant by default). */
     @Configuration(proxyBeanMethods = false)
     public static class Switches {
 
         private static final Logger log = LoggerFactory.getLogger(Mutant.class);
 
         @Bean
-        public ResourceMutants resourceMutants(Environment env) {
-            Set<Mutant> on = parse(env.getProperty("checkout.fault-injection.mutant"));
+        public ResourceMutants resourceMutants(FaultInjectionProperties properties) {
+            Set<Mutant> on = parse(properties.mutant());
             if (on.isEmpty()) {
                 return ResourceMutants.NONE;
             }
