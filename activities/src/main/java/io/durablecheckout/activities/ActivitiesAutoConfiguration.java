@@ -4,10 +4,13 @@ import io.micrometer.core.instrument.MeterRegistry;
 import org.axonframework.config.ConfigurerModule;
 import org.axonframework.eventhandling.gateway.EventGateway;
 
+import io.durablecheckout.activities.inventory.InventoryWorker;
 import io.durablecheckout.activities.payments.HttpPaymentProvider;
 import io.durablecheckout.activities.payments.PaymentProvider;
 import io.durablecheckout.activities.payments.PaymentsProperties;
+import io.durablecheckout.activities.payments.PaymentsWorker;
 import io.durablecheckout.activities.payments.WebhookSecret;
+import io.durablecheckout.activities.receipts.ReceiptsWorker;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -15,13 +18,19 @@ import org.springframework.boot.context.properties.EnableConfigurationProperties
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
 
+import java.util.List;
+
 /**
  * Defaults that tests and deployments may replace. An auto-configuration (not a scanned configuration) so that
  * {@code @ConditionalOnMissingBean} sees the application's and the tests' own beans, whatever their order.
  */
 @AutoConfiguration
-@EnableConfigurationProperties(PaymentsProperties.class)
+@EnableConfigurationProperties({PaymentsProperties.class, HeartbeatProperties.class})
 public class ActivitiesAutoConfiguration {
+
+    /** The processors that run the workers (one per activity service). */
+    public static final List<String> WORKER_PROCESSORS = List.of(InventoryWorker.PROCESSING_GROUP,
+            PaymentsWorker.PROCESSING_GROUP, ReceiptsWorker.PROCESSING_GROUP);
 
     /** No pause: fault injection (the orchestrator's {@code faults} package) and tests supply their own. */
     @Bean
@@ -40,36 +49,22 @@ public class ActivitiesAutoConfiguration {
         IntentHandlingInterceptor interceptor = new IntentHandlingInterceptor(
                 () -> leases.getIfAvailable(() -> LeaseKeeper.NONE),
                 () -> pauseHook.getIfAvailable(() -> WorkerPauseHook.NONE));
-        return configurer -> configurer.eventProcessing(processing -> IntentHandlingInterceptor.WORKER_PROCESSORS
+        return configurer -> configurer.eventProcessing(processing -> WORKER_PROCESSORS
                 .forEach(group -> processing.registerHandlerInterceptor(group, c -> interceptor)));
     }
 
-    /**
-     * Heartbeats from lease owners (docs/leases-and-fencing.md): a claim {@code checkout.activities.lease-claim-delay}
-     * after picking up an intent with less than {@code checkout.activities.lease-claim-margin} of its lease left, if
-     * the work still runs; then one every
-     * {@code checkout.activities.heartbeat-interval} (keep it at most a third of the shortest lease) for at most
-     * {@code checkout.activities.heartbeat-max-hold}.
-     */
+    /** Heartbeats from lease owners ({@link HeartbeatProperties}, docs/leases-and-fencing.md). */
     @Bean
     @ConditionalOnMissingBean(LeaseKeeper.class)
     @ConditionalOnProperty(name = "checkout.activities.enabled", havingValue = "true", matchIfMissing = true)
     public LeaseKeeper leaseKeeper(org.springframework.beans.factory.ObjectProvider<EventGateway> eventGateway,
-                                   MeterRegistry meters, Environment environment) {
+                                   MeterRegistry meters, HeartbeatProperties heartbeats) {
         EventGateway events = eventGateway.getIfAvailable();
         if (events == null) {
             return LeaseKeeper.NONE; // no Axon in this context (the simulator on its own): no worker holds a lease
         }
-        return new HeartbeatLeaseKeeper(events, java.time.Clock.systemUTC(),
-                environment.getProperty("checkout.activities.lease-claim-margin", java.time.Duration.class,
-                        java.time.Duration.ofSeconds(20)),
-                environment.getProperty("checkout.activities.lease-claim-delay", java.time.Duration.class,
-                        java.time.Duration.ofSeconds(1)),
-                environment.getProperty("checkout.activities.heartbeat-interval", java.time.Duration.class,
-                        java.time.Duration.ofSeconds(10)),
-                environment.getProperty("checkout.activities.heartbeat-max-hold", java.time.Duration.class,
-                        java.time.Duration.ofSeconds(60)),
-                meters);
+        return new HeartbeatLeaseKeeper(events, java.time.Clock.systemUTC(), heartbeats.leaseClaimMargin(),
+                heartbeats.leaseClaimDelay(), heartbeats.heartbeatInterval(), heartbeats.heartbeatMaxHold(), meters);
     }
 
     /** The provider notifications' shared secret: configured, or generated for the embedded demo only. */

@@ -1,15 +1,11 @@
 package io.durablecheckout.activities;
 
-import io.durablecheckout.activities.inventory.InventoryWorker;
-import io.durablecheckout.activities.payments.PaymentsWorker;
-import io.durablecheckout.activities.receipts.ReceiptsWorker;
 import io.durablecheckout.api.checkout.ActivityIntent;
 import org.axonframework.eventhandling.EventMessage;
 import org.axonframework.messaging.InterceptorChain;
 import org.axonframework.messaging.MessageHandlerInterceptor;
 import org.axonframework.messaging.unitofwork.UnitOfWork;
 
-import java.util.List;
 import java.util.function.Supplier;
 
 /**
@@ -19,10 +15,6 @@ import java.util.function.Supplier;
  * touches its resource. The handlers hold only their step's logic; fault injection plugs in here, from outside.
  */
 public final class IntentHandlingInterceptor implements MessageHandlerInterceptor<EventMessage<?>> {
-
-    /** The processors that run the workers (one per activity service). */
-    public static final List<String> WORKER_PROCESSORS = List.of(InventoryWorker.PROCESSING_GROUP,
-            PaymentsWorker.PROCESSING_GROUP, ReceiptsWorker.PROCESSING_GROUP);
 
     private final Supplier<LeaseKeeper> leases;
     private final Supplier<WorkerPauseHook> pauseHook;

@@ -1,7 +1,6 @@
 package io.durablecheckout.activities.inventory;
 
 import io.durablecheckout.activities.ActivityMetrics;
-import io.durablecheckout.activities.IntentHandlingInterceptor;
 import io.durablecheckout.activities.IntentResults;
 import io.durablecheckout.api.activity.ActivityResultEvent;
 import io.durablecheckout.api.activity.StaleOwnerRejectedEvent;
@@ -39,7 +38,8 @@ public class InventoryWorker {
     private final EventGateway events;
     private final ActivityMetrics metrics;
 
-    /** The lease hold and the pause hook around each intent are {@link IntentHandlingInterceptor}'s, not the handlers'. */
+    /** The lease hold and the pause hook around each intent are
+     * {@link io.durablecheckout.activities.IntentHandlingInterceptor}'s, not the handlers'. */
     public InventoryWorker(InventoryResource inventory, EventGateway events, ActivityMetrics metrics) {
         this.inventory = inventory;
         this.events = events;

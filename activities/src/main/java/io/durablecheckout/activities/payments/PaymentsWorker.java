@@ -1,7 +1,6 @@
 package io.durablecheckout.activities.payments;
 
 import io.durablecheckout.activities.ActivityMetrics;
-import io.durablecheckout.activities.IntentHandlingInterceptor;
 import io.durablecheckout.activities.IntentResults;
 import io.durablecheckout.api.activity.ActivityAttemptFailedEvent;
 import io.durablecheckout.api.activity.ActivityResultEvent;
@@ -43,7 +42,8 @@ public class PaymentsWorker {
     private final EventGateway events;
     private final ActivityMetrics metrics;
 
-    /** The lease hold and the pause hook around each intent are {@link IntentHandlingInterceptor}'s, not the handlers'. */
+    /** The lease hold and the pause hook around each intent are
+     * {@link io.durablecheckout.activities.IntentHandlingInterceptor}'s, not the handlers'. */
     public PaymentsWorker(PaymentsResource payments, EventGateway events, ActivityMetrics metrics) {
         this.payments = payments;
         this.events = events;

@@ -1,7 +1,6 @@
 package io.durablecheckout.activities.receipts;
 
 import io.durablecheckout.activities.ActivityMetrics;
-import io.durablecheckout.activities.IntentHandlingInterceptor;
 import io.durablecheckout.activities.IntentResults;
 import io.durablecheckout.api.activity.ActivityResultEvent;
 import io.durablecheckout.api.activity.CancellationNoticeDeliverySucceededEvent;
@@ -32,7 +31,8 @@ public class ReceiptsWorker {
     private final EventGateway events;
     private final ActivityMetrics metrics;
 
-    /** The lease hold and the pause hook around each intent are {@link IntentHandlingInterceptor}'s, not the handlers'. */
+    /** The lease hold and the pause hook around each intent are
+     * {@link io.durablecheckout.activities.IntentHandlingInterceptor}'s, not the handlers'. */
     public ReceiptsWorker(ReceiptsResource receipts, EventGateway events, ActivityMetrics metrics) {
         this.receipts = receipts;
         this.events = events;

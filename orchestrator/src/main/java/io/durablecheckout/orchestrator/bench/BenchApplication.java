@@ -2,7 +2,7 @@ package io.durablecheckout.orchestrator.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.durablecheckout.orchestrator.CheckoutApplication;
-import io.durablecheckout.orchestrator.web.CheckoutService;
+import io.durablecheckout.orchestrator.service.CheckoutService;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.axonframework.eventsourcing.eventstore.EventStore;
 import org.springframework.boot.builder.SpringApplicationBuilder;

@@ -3,7 +3,7 @@ package io.durablecheckout.orchestrator.bench;
 import io.durablecheckout.activities.inventory.DemoStockSeeder;
 import io.durablecheckout.activities.inventory.InventoryAdmin;
 import io.durablecheckout.orchestrator.checkout.Deadlines;
-import io.durablecheckout.orchestrator.web.CheckoutService;
+import io.durablecheckout.orchestrator.service.CheckoutService;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.distribution.HistogramSnapshot;
 import io.micrometer.core.instrument.distribution.ValueAtPercentile;

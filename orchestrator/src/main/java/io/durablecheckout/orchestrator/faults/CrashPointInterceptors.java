@@ -4,7 +4,8 @@ import io.durablecheckout.api.activity.ActivityResultEvent;
 import io.durablecheckout.api.checkout.ActivityIntent;
 import io.durablecheckout.api.checkout.PaymentReconciliationRequestedEvent;
 import io.durablecheckout.orchestrator.checkout.Deadlines;
-import io.durablecheckout.orchestrator.config.EventProcessingConfiguration;
+import io.durablecheckout.orchestrator.readmodel.CheckoutSummaryProjection;
+import io.durablecheckout.orchestrator.saga.CheckoutSaga;
 import io.durablecheckout.activities.WorkerPauseHook;
 import org.axonframework.config.ConfigurerModule;
 import org.axonframework.deadline.DeadlineManager;
@@ -31,12 +32,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 @Configuration(proxyBeanMethods = false)
 @EnableConfigurationProperties(FaultInjectionProperties.class)
-public class CrashPointInterceptors {
+class CrashPointInterceptors {
 
     @Bean
     public FilterRegistrationBean<HttpAcceptedCrashFilter> httpAcceptedCrashFilter(CrashPoints crashes) {
-        FilterRegistrationBean<HttpAcceptedCrashFilter> registration =
-                new FilterRegistrationBean<>(new HttpAcceptedCrashFilter(crashes));
+        FilterRegistrationBean<HttpAcceptedCrashFilter> registration = new FilterRegistrationBean<>(
+                new HttpAcceptedCrashFilter(() -> crashes.reached(CrashPoint.HTTP_ACCEPTED)));
         registration.addUrlPatterns(HttpAcceptedCrashFilter.PATH);
         registration.setEnabled(crashes.isArmed(CrashPoint.HTTP_ACCEPTED));
         return registration;
@@ -46,7 +47,8 @@ public class CrashPointInterceptors {
     @Bean
     @ConditionalOnProperty("checkout.fault-injection.park-step")
     public WorkerPauseHook parkingPauseHook(FaultInjectionProperties properties) {
-        return new ParkingPauseHook(properties.parkStep(), properties.parkToken(), properties.parkDuration());
+        return properties.parkStep() == null ? WorkerPauseHook.NONE // set but blank: no pause, as before
+                : new ParkingPauseHook(properties.parkStep(), properties.parkToken(), properties.parkDuration());
     }
 
     @Bean
@@ -69,9 +71,9 @@ public class CrashPointInterceptors {
                 case "payments" -> payload instanceof PaymentReconciliationRequestedEvent
                         ? CrashPoint.RECONCILIATION_LOOKUP : CrashPoint.PAYMENT_EFFECT;
                 case "receipts" -> CrashPoint.RECEIPT_EFFECT;
-                case EventProcessingConfiguration.SAGA_PROCESSOR ->
+                case CheckoutSaga.PROCESSOR ->
                         payload instanceof ActivityResultEvent ? CrashPoint.SAGA_RECORDED : null;
-                case EventProcessingConfiguration.SUMMARY_PROCESSOR -> CrashPoint.PROJECTION_UPDATE;
+                case CheckoutSummaryProjection.PROCESSOR -> CrashPoint.PROJECTION_UPDATE;
                 default -> null;
             };
             if (point != null && crashes.isArmed(point)) {

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * SIGKILL (no shutdown hooks, no flush, uncommitted transactions lost), exactly as {@code kill -9} would.
  */
 @Component
-public class CrashPoints {
+class CrashPoints {
 
     private static final Logger log = LoggerFactory.getLogger(CrashPoints.class);
 

@@ -17,7 +17,7 @@ import java.util.Set;
  * ({@code FaultMatrixIT}'s mutant runs). Part of the product for the same reason as the crash points
  * (docs/decisions.md, 17): the artifact that ships is the one tested.
  */
-public enum Mutant {
+enum Mutant {
     /** Payments ignore a recorded outcome: a redelivered intent calls the provider again. */
     CALL_PROVIDER_AFTER_OUTCOME,
     /** Receipts ignore a message recorded as sent: a redelivered intent sends it again. */

@@ -1,5 +1,9 @@
 package io.durablecheckout.orchestrator.web;
 
+import io.durablecheckout.orchestrator.service.CheckoutRequest;
+import io.durablecheckout.orchestrator.service.CheckoutService;
+import io.durablecheckout.orchestrator.http.TextLimits;
+import io.durablecheckout.orchestrator.http.ApiProblemException;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import io.durablecheckout.api.checkout.CancellationReason;
 import io.durablecheckout.api.command.RequestCancellationCommand;
