@@ -1,24 +1,18 @@
 package io.durablecheckout.activities;
 
 import io.micrometer.core.instrument.MeterRegistry;
-import org.axonframework.config.ConfigurerModule;
 import org.axonframework.eventhandling.gateway.EventGateway;
 
-import io.durablecheckout.activities.inventory.InventoryWorker;
 import io.durablecheckout.activities.payments.HttpPaymentProvider;
 import io.durablecheckout.activities.payments.PaymentProvider;
 import io.durablecheckout.activities.payments.PaymentsProperties;
-import io.durablecheckout.activities.payments.PaymentsWorker;
 import io.durablecheckout.activities.payments.WebhookSecret;
-import io.durablecheckout.activities.receipts.ReceiptsWorker;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.core.env.Environment;
-
-import java.util.List;
 
 /**
  * Defaults that tests and deployments may replace. An auto-configuration (not a scanned configuration) so that
@@ -28,10 +22,6 @@ import java.util.List;
 @EnableConfigurationProperties({PaymentsProperties.class, HeartbeatProperties.class})
 public class ActivitiesAutoConfiguration {
 
-    /** The processors that run the workers (one per activity service). */
-    public static final List<String> WORKER_PROCESSORS = List.of(InventoryWorker.PROCESSING_GROUP,
-            PaymentsWorker.PROCESSING_GROUP, ReceiptsWorker.PROCESSING_GROUP);
-
     /** No pause: fault injection (the orchestrator's {@code faults} package) and tests supply their own. */
     @Bean
     @ConditionalOnMissingBean
@@ -40,17 +30,14 @@ public class ActivitiesAutoConfiguration {
     }
 
     /**
-     * The lease hold and the pause hook around every intent, on the worker processors ({@link
-     * IntentHandlingInterceptor}); beans looked up when the first intent arrives.
+     * The lease hold and the pause hook around the workers' intent handlers ({@link IntentHandling}, an Axon handler
+     * enhancer Axon's Spring support picks up as a bean); beans looked up when the first intent arrives.
      */
     @Bean
-    public ConfigurerModule intentHandlingInterceptors(org.springframework.beans.factory.ObjectProvider<LeaseKeeper> leases,
-                                                       org.springframework.beans.factory.ObjectProvider<WorkerPauseHook> pauseHook) {
-        IntentHandlingInterceptor interceptor = new IntentHandlingInterceptor(
-                () -> leases.getIfAvailable(() -> LeaseKeeper.NONE),
+    public IntentHandling intentHandling(org.springframework.beans.factory.ObjectProvider<LeaseKeeper> leases,
+                                         org.springframework.beans.factory.ObjectProvider<WorkerPauseHook> pauseHook) {
+        return new IntentHandling(() -> leases.getIfAvailable(() -> LeaseKeeper.NONE),
                 () -> pauseHook.getIfAvailable(() -> WorkerPauseHook.NONE));
-        return configurer -> configurer.eventProcessing(processing -> WORKER_PROCESSORS
-                .forEach(group -> processing.registerHandlerInterceptor(group, c -> interceptor)));
     }
 
     /** Heartbeats from lease owners ({@link HeartbeatProperties}, docs/leases-and-fencing.md). */

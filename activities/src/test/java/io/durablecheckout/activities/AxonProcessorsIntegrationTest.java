@@ -117,12 +117,9 @@ class AxonProcessorsIntegrationTest extends PostgresTestSupport {
                 .registerTokenStore(c -> tokenStore)
                 .registerEventHandler(c -> new InventoryWorker(inventory, c.eventGateway(), metrics))
                 .registerEventHandler(c -> new ReceiptsWorker(receipts, c.eventGateway(), metrics))
-                // as ActivitiesAutoConfiguration registers it: the pause hook sees each intent inside the lease hold
-                .registerHandlerInterceptor(InventoryWorker.PROCESSING_GROUP,
-                        c -> new IntentHandlingInterceptor(() -> LeaseKeeper.NONE, () -> hook))
-                .registerHandlerInterceptor(ReceiptsWorker.PROCESSING_GROUP,
-                        c -> new IntentHandlingInterceptor(() -> LeaseKeeper.NONE, () -> hook))
                 .registerHandlerInterceptor(InventoryWorker.PROCESSING_GROUP, c -> crashAfterHandler);
+        // as ActivitiesAutoConfiguration provides it: the pause hook sees each intent inside the lease hold
+        configurer.registerHandlerEnhancerDefinition(c -> new IntentHandling(() -> LeaseKeeper.NONE, () -> hook));
         axon = configurer.buildConfiguration();
         axon.start();
     }

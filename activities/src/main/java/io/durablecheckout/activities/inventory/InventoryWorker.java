@@ -39,7 +39,7 @@ public class InventoryWorker {
     private final ActivityMetrics metrics;
 
     /** The lease hold and the pause hook around each intent are
-     * {@link io.durablecheckout.activities.IntentHandlingInterceptor}'s, not the handlers'. */
+     * {@link io.durablecheckout.activities.IntentHandling}'s, not the handlers'. */
     public InventoryWorker(InventoryResource inventory, EventGateway events, ActivityMetrics metrics) {
         this.inventory = inventory;
         this.events = events;

@@ -43,7 +43,7 @@ public class PaymentsWorker {
     private final ActivityMetrics metrics;
 
     /** The lease hold and the pause hook around each intent are
-     * {@link io.durablecheckout.activities.IntentHandlingInterceptor}'s, not the handlers'. */
+     * {@link io.durablecheckout.activities.IntentHandling}'s, not the handlers'. */
     public PaymentsWorker(PaymentsResource payments, EventGateway events, ActivityMetrics metrics) {
         this.payments = payments;
         this.events = events;

@@ -32,7 +32,7 @@ public class ReceiptsWorker {
     private final ActivityMetrics metrics;
 
     /** The lease hold and the pause hook around each intent are
-     * {@link io.durablecheckout.activities.IntentHandlingInterceptor}'s, not the handlers'. */
+     * {@link io.durablecheckout.activities.IntentHandling}'s, not the handlers'. */
     public ReceiptsWorker(ReceiptsResource receipts, EventGateway events, ActivityMetrics metrics) {
         this.receipts = receipts;
         this.events = events;
