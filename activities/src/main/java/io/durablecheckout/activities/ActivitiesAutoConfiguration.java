@@ -19,47 +19,39 @@ import org.springframework.core.env.Environment;
  * {@code @ConditionalOnMissingBean} sees the application's and the tests' own beans, whatever their order.
  */
 @AutoConfiguration
-@EnableConfigurationProperties(PaymentsProperties.class)
+@EnableConfigurationProperties({PaymentsProperties.class, HeartbeatProperties.class})
 public class ActivitiesAutoConfiguration {
 
+    /** No pause: fault injection (the orchestrator's {@code faults} package) and tests supply their own. */
     @Bean
     @ConditionalOnMissingBean
-    public WorkerPauseHook workerPauseHook(Environment environment) {
-        String step = environment.getProperty("checkout.fault-injection.park-step");
-        if (step == null || step.isBlank()) {
-            return WorkerPauseHook.NONE;
-        }
-        return new ParkingPauseHook(step, environment.getProperty("checkout.fault-injection.park-token", Long.class, 1L),
-                environment.getProperty("checkout.fault-injection.park-duration", java.time.Duration.class,
-                        java.time.Duration.ofSeconds(45))); // longer than the default lease (30 s)
+    public WorkerPauseHook workerPauseHook() {
+        return WorkerPauseHook.NONE;
     }
 
     /**
-     * Heartbeats from lease owners (docs/leases-and-fencing.md): a claim {@code checkout.activities.lease-claim-delay}
-     * after picking up an intent with less than {@code checkout.activities.lease-claim-margin} of its lease left, if
-     * the work still runs; then one every
-     * {@code checkout.activities.heartbeat-interval} (keep it at most a third of the shortest lease) for at most
-     * {@code checkout.activities.heartbeat-max-hold}.
+     * The lease hold and the pause hook around the workers' intent handlers ({@link IntentHandling}, an Axon handler
+     * enhancer Axon's Spring support picks up as a bean); beans looked up when the first intent arrives.
      */
+    @Bean
+    public IntentHandling intentHandling(org.springframework.beans.factory.ObjectProvider<LeaseKeeper> leases,
+                                         org.springframework.beans.factory.ObjectProvider<WorkerPauseHook> pauseHook) {
+        return new IntentHandling(() -> leases.getIfAvailable(() -> LeaseKeeper.NONE),
+                () -> pauseHook.getIfAvailable(() -> WorkerPauseHook.NONE));
+    }
+
+    /** Heartbeats from lease owners ({@link HeartbeatProperties}, docs/leases-and-fencing.md). */
     @Bean
     @ConditionalOnMissingBean(LeaseKeeper.class)
     @ConditionalOnProperty(name = "checkout.activities.enabled", havingValue = "true", matchIfMissing = true)
     public LeaseKeeper leaseKeeper(org.springframework.beans.factory.ObjectProvider<EventGateway> eventGateway,
-                                   MeterRegistry meters, Environment environment) {
+                                   MeterRegistry meters, HeartbeatProperties heartbeats) {
         EventGateway events = eventGateway.getIfAvailable();
         if (events == null) {
             return LeaseKeeper.NONE; // no Axon in this context (the simulator on its own): no worker holds a lease
         }
-        return new HeartbeatLeaseKeeper(events, java.time.Clock.systemUTC(),
-                environment.getProperty("checkout.activities.lease-claim-margin", java.time.Duration.class,
-                        java.time.Duration.ofSeconds(20)),
-                environment.getProperty("checkout.activities.lease-claim-delay", java.time.Duration.class,
-                        java.time.Duration.ofSeconds(1)),
-                environment.getProperty("checkout.activities.heartbeat-interval", java.time.Duration.class,
-                        java.time.Duration.ofSeconds(10)),
-                environment.getProperty("checkout.activities.heartbeat-max-hold", java.time.Duration.class,
-                        java.time.Duration.ofSeconds(60)),
-                meters);
+        return new HeartbeatLeaseKeeper(events, java.time.Clock.systemUTC(), heartbeats.leaseClaimMargin(),
+                heartbeats.leaseClaimDelay(), heartbeats.heartbeatInterval(), heartbeats.heartbeatMaxHold(), meters);
     }
 
     /** The provider notifications' shared secret: configured, or generated for the embedded demo only. */

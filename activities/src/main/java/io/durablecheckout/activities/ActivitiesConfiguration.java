@@ -1,5 +1,6 @@
 package io.durablecheckout.activities;
 
+import io.durablecheckout.activities.inventory.DemoStockProperties;
 import io.durablecheckout.activities.payments.PaymentsProperties;
 import io.durablecheckout.activities.simulator.SimulatorProperties;
 import org.springframework.boot.autoconfigure.AutoConfigurationExcludeFilter;
@@ -18,6 +19,6 @@ import org.springframework.context.annotation.FilterType;
 @Configuration
 @ComponentScan(excludeFilters = @ComponentScan.Filter(type = FilterType.CUSTOM,
         classes = AutoConfigurationExcludeFilter.class))
-@EnableConfigurationProperties({PaymentsProperties.class, SimulatorProperties.class})
+@EnableConfigurationProperties({PaymentsProperties.class, SimulatorProperties.class, DemoStockProperties.class})
 public class ActivitiesConfiguration {
 }

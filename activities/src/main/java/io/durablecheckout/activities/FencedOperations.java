@@ -35,10 +35,6 @@ public final class FencedOperations {
         this.table = Objects.requireNonNull(table);
     }
 
-    public String table() {
-        return table;
-    }
-
     /**
      * @param columns values for a fresh row; must contain {@code operation_id}, {@code kind} and
      *                {@code fencing_token}; {@code status} defaults to STARTED. Only the token of an existing row

@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * Only the owner of the current token is renewed (the Checkout checks); a late owner's heartbeat is recorded there as
  * rejected.
  */
-public class HeartbeatLeaseKeeper implements LeaseKeeper, AutoCloseable {
+class HeartbeatLeaseKeeper implements LeaseKeeper, AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(HeartbeatLeaseKeeper.class);
 

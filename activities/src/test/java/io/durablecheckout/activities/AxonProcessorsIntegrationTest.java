@@ -115,9 +115,11 @@ class AxonProcessorsIntegrationTest extends PostgresTestSupport {
                         // Reclaim a segment soon after the simulated crash released it (default 5 s).
                         .tokenClaimInterval(200))
                 .registerTokenStore(c -> tokenStore)
-                .registerEventHandler(c -> new InventoryWorker(inventory, c.eventGateway(), hook, metrics))
-                .registerEventHandler(c -> new ReceiptsWorker(receipts, c.eventGateway(), hook, metrics))
+                .registerEventHandler(c -> new InventoryWorker(inventory, c.eventGateway(), metrics))
+                .registerEventHandler(c -> new ReceiptsWorker(receipts, c.eventGateway(), metrics))
                 .registerHandlerInterceptor(InventoryWorker.PROCESSING_GROUP, c -> crashAfterHandler);
+        // as ActivitiesAutoConfiguration provides it: the pause hook sees each intent inside the lease hold
+        configurer.registerHandlerEnhancerDefinition(c -> new IntentHandling(() -> LeaseKeeper.NONE, () -> hook));
         axon = configurer.buildConfiguration();
         axon.start();
     }

@@ -3,7 +3,7 @@ package io.durablecheckout.benchmarks;
 import com.zaxxer.hikari.HikariDataSource;
 import io.durablecheckout.orchestrator.CheckoutApplication;
 import io.durablecheckout.orchestrator.it.NodeProcess;
-import io.durablecheckout.orchestrator.web.CheckoutService;
+import io.durablecheckout.orchestrator.service.CheckoutService;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.axonframework.eventsourcing.eventstore.EventStore;
 import org.springframework.boot.builder.SpringApplicationBuilder;

@@ -1,7 +1,7 @@
 package io.durablecheckout.benchmarks;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.durablecheckout.orchestrator.web.CheckoutService;
+import io.durablecheckout.orchestrator.service.CheckoutService;
 
 import java.io.IOException;
 import java.net.URI;

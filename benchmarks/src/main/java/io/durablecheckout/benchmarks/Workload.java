@@ -1,8 +1,8 @@
 package io.durablecheckout.benchmarks;
 
 import io.durablecheckout.api.values.TenantId;
-import io.durablecheckout.orchestrator.web.CheckoutRequest;
-import io.durablecheckout.orchestrator.web.CheckoutService;
+import io.durablecheckout.orchestrator.service.CheckoutRequest;
+import io.durablecheckout.orchestrator.service.CheckoutService;
 
 import java.util.ArrayList;
 import java.util.LinkedHashSet;

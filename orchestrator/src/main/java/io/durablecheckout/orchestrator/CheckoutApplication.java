@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator;
 
+import io.durablecheckout.orchestrator.config.EmbeddedPostgresServer;
 import io.durablecheckout.orchestrator.replay.ReplayCommand;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
@@ -23,7 +24,7 @@ public class CheckoutApplication {
     public static void main(String[] args) {
         if (args.length > 0 && (args[0].equals("replay") || args[0].equals("export"))) {
             // the replay command line: no Spring context, no server, no processors, no deadlines (docs/replay.md)
-            System.exit(ReplayCommand.run(args, System.out, System.err));
+            System.exit(ReplayCommand.run(args, System.out, System.err, CheckoutApplication::embeddedDatabase));
         }
         try {
             SpringApplication.run(CheckoutApplication.class, args);
@@ -31,5 +32,25 @@ public class CheckoutApplication {
             // A failed start must end the process (some library threads are not daemons), so a supervisor sees it.
             System.exit(1);
         }
+    }
+
+    /** The embedded PostgreSQL the replay command starts on a data directory no server is running on. */
+    static ReplayCommand.EmbeddedDatabase embeddedDatabase(java.nio.file.Path dataDirectory) {
+        EmbeddedPostgresServer server = EmbeddedPostgresServer.start(dataDirectory, 0);
+        return new ReplayCommand.EmbeddedDatabase() {
+            @Override
+            public String jdbcUrl() {
+                return server.jdbcUrl();
+            }
+
+            @Override
+            public void close() {
+                try {
+                    server.close();
+                } catch (java.io.IOException e) {
+                    throw new IllegalStateException("stopping the embedded database: " + e.getMessage(), e);
+                }
+            }
+        };
     }
 }

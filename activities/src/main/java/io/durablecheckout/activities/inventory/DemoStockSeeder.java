@@ -3,7 +3,7 @@ package io.durablecheckout.activities.inventory;
 import io.durablecheckout.api.values.TenantId;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.beans.factory.annotation.Value;
+import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.ApplicationArguments;
 import org.springframework.boot.ApplicationRunner;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -30,9 +30,12 @@ public class DemoStockSeeder implements ApplicationRunner {
     private final int skuCount;
     private final long stockPerSku;
 
-    public DemoStockSeeder(InventoryAdmin admin,
-                           @Value("${checkout.demo.sku-count:1000}") int skuCount,
-                           @Value("${checkout.demo.stock-per-sku:1000000}") long stockPerSku) {
+    @Autowired
+    public DemoStockSeeder(InventoryAdmin admin, DemoStockProperties properties) {
+        this(admin, properties.skuCount(), properties.stockPerSku());
+    }
+
+    public DemoStockSeeder(InventoryAdmin admin, int skuCount, long stockPerSku) {
         this.admin = admin;
         this.skuCount = skuCount;
         this.stockPerSku = stockPerSku;

@@ -48,14 +48,6 @@ public class InventoryAdmin {
         return created;
     }
 
-    /** Adds units to an existing SKU, keeping available + reserved + sold = initial. */
-    public void restock(TenantId tenantId, Sku sku, long additional) {
-        if (additional <= 0) throw new IllegalArgumentException("additional must be > 0");
-        int updated = jdbc.update("UPDATE stock SET initial_quantity = initial_quantity + :qty, available = available + :qty,"
-                + " updated_at = now() WHERE tenant_id = :tenant AND sku = :sku", params(tenantId, sku.value(), additional));
-        if (updated == 0) throw new NoSuchElementException("no stock for " + tenantId + "/" + sku);
-    }
-
     /** @throws NoSuchElementException if the tenant has no stock row for the SKU */
     public StockLevel level(TenantId tenantId, Sku sku) {
         return find(tenantId, sku).orElseThrow(() -> new NoSuchElementException("no stock for " + tenantId + "/" + sku));

@@ -2,7 +2,6 @@ package io.durablecheckout.activities.inventory;
 
 import io.durablecheckout.activities.ActivityMetrics;
 import io.durablecheckout.activities.IntentResults;
-import io.durablecheckout.activities.WorkerPauseHook;
 import io.durablecheckout.api.activity.ActivityResultEvent;
 import io.durablecheckout.api.activity.StaleOwnerRejectedEvent;
 import io.durablecheckout.api.activity.StockReleaseSucceededEvent;
@@ -16,9 +15,7 @@ import io.durablecheckout.api.values.FencingToken;
 import io.durablecheckout.api.values.Lease;
 import io.durablecheckout.api.values.Step;
 import io.durablecheckout.api.values.OperationId;
-import io.durablecheckout.activities.LeaseKeeper;
 import org.axonframework.config.ProcessingGroup;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.axonframework.eventhandling.EventHandler;
 import org.axonframework.eventhandling.gateway.EventGateway;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -39,60 +36,44 @@ public class InventoryWorker {
 
     private final InventoryResource inventory;
     private final EventGateway events;
-    private final WorkerPauseHook pauseHook;
     private final ActivityMetrics metrics;
-    private final LeaseKeeper leases;
 
-    public InventoryWorker(InventoryResource inventory, EventGateway events, WorkerPauseHook pauseHook,
-                           ActivityMetrics metrics) {
-        this(inventory, events, pauseHook, metrics, LeaseKeeper.NONE);
-    }
-
-    @Autowired
-    public InventoryWorker(InventoryResource inventory, EventGateway events, WorkerPauseHook pauseHook,
-                           ActivityMetrics metrics,
-                           LeaseKeeper leases) {
+    /** The lease hold and the pause hook around each intent are
+     * {@link io.durablecheckout.activities.IntentHandling}'s, not the handlers'. */
+    public InventoryWorker(InventoryResource inventory, EventGateway events, ActivityMetrics metrics) {
         this.inventory = inventory;
         this.events = events;
-        this.pauseHook = pauseHook;
         this.metrics = metrics;
-        this.leases = leases;
     }
 
     @EventHandler
     public void on(StockReservationRequestedEvent intent) {
-        try (LeaseKeeper.Hold hold = leases.hold(intent)) { // the lease runs while this worker holds it
-            pauseHook.afterIntentRead(intent);
-            Lease lease = intent.lease();
-            ReservationOutcome outcome = inventory.reserve(intent.checkoutId(), intent.tenantId(), lease.operationId(),
-                    lease.fencingToken(), intent.items());
-            ActivityResultEvent result = switch (outcome.status()) {
-                case RESERVED -> new StockReservationSucceededEvent(intent.checkoutId(), lease.operationId(),
-                        lease.fencingToken());
-                case REJECTED -> new StockReservationRejectedEvent(intent.checkoutId(), lease.operationId(),
-                        lease.fencingToken(), outcome.reason(), outcome.detail());
-                case STALE -> stale(intent, outcome.highestAccepted());
-            };
-            metrics.executed(intent.step(), IntentResults.outcomeTag(outcome.status(), outcome.replayed()));
-            events.publish(result);
-        }
+        Lease lease = intent.lease();
+        ReservationOutcome outcome = inventory.reserve(intent.checkoutId(), intent.tenantId(), lease.operationId(),
+                lease.fencingToken(), intent.items());
+        ActivityResultEvent result = switch (outcome.status()) {
+            case RESERVED -> new StockReservationSucceededEvent(intent.checkoutId(), lease.operationId(),
+                    lease.fencingToken());
+            case REJECTED -> new StockReservationRejectedEvent(intent.checkoutId(), lease.operationId(),
+                    lease.fencingToken(), outcome.reason(), outcome.detail());
+            case STALE -> stale(intent, outcome.highestAccepted());
+        };
+        metrics.executed(intent.step(), IntentResults.outcomeTag(outcome.status(), outcome.replayed()));
+        events.publish(result);
     }
 
     @EventHandler
     public void on(StockReleaseRequestedEvent intent) {
-        try (LeaseKeeper.Hold hold = leases.hold(intent)) { // the lease runs while this worker holds it
-            pauseHook.afterIntentRead(intent);
-            Lease lease = intent.lease();
-            ReleaseOutcome outcome = inventory.release(intent.checkoutId(), intent.tenantId(), lease.operationId(),
-                    lease.fencingToken(), intent.reservationOperationId());
-            ActivityResultEvent result = switch (outcome.status()) {
-                case RELEASED -> new StockReleaseSucceededEvent(intent.checkoutId(), lease.operationId(),
-                        lease.fencingToken());
-                case STALE -> stale(intent, outcome.highestAccepted());
-            };
-            metrics.executed(intent.step(), IntentResults.outcomeTag(outcome.status(), outcome.replayed()));
-            events.publish(result);
-        }
+        Lease lease = intent.lease();
+        ReleaseOutcome outcome = inventory.release(intent.checkoutId(), intent.tenantId(), lease.operationId(),
+                lease.fencingToken(), intent.reservationOperationId());
+        ActivityResultEvent result = switch (outcome.status()) {
+            case RELEASED -> new StockReleaseSucceededEvent(intent.checkoutId(), lease.operationId(),
+                    lease.fencingToken());
+            case STALE -> stale(intent, outcome.highestAccepted());
+        };
+        metrics.executed(intent.step(), IntentResults.outcomeTag(outcome.status(), outcome.replayed()));
+        events.publish(result);
     }
 
     /** A confirmed order is a sale: what its reservation held is now sold (the books, not a side effect). */

@@ -2,7 +2,6 @@ package io.durablecheckout.activities.payments;
 
 import io.durablecheckout.activities.ActivityMetrics;
 import io.durablecheckout.activities.IntentResults;
-import io.durablecheckout.activities.WorkerPauseHook;
 import io.durablecheckout.api.activity.ActivityAttemptFailedEvent;
 import io.durablecheckout.api.activity.ActivityResultEvent;
 import io.durablecheckout.api.activity.PaymentAuthorizationDeclinedEvent;
@@ -20,9 +19,7 @@ import io.durablecheckout.api.checkout.PaymentRefundRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentVoidRequestedEvent;
 import io.durablecheckout.api.values.FencingToken;
 import io.durablecheckout.api.values.Lease;
-import io.durablecheckout.activities.LeaseKeeper;
 import org.axonframework.config.ProcessingGroup;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.axonframework.eventhandling.EventHandler;
 import org.axonframework.eventhandling.gateway.EventGateway;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -43,97 +40,75 @@ public class PaymentsWorker {
 
     private final PaymentsResource payments;
     private final EventGateway events;
-    private final WorkerPauseHook pauseHook;
     private final ActivityMetrics metrics;
-    private final LeaseKeeper leases;
 
-    public PaymentsWorker(PaymentsResource payments, EventGateway events, WorkerPauseHook pauseHook,
-                          ActivityMetrics metrics) {
-        this(payments, events, pauseHook, metrics, LeaseKeeper.NONE);
-    }
-
-    @Autowired
-    public PaymentsWorker(PaymentsResource payments, EventGateway events, WorkerPauseHook pauseHook,
-                          ActivityMetrics metrics,
-                          LeaseKeeper leases) {
+    /** The lease hold and the pause hook around each intent are
+     * {@link io.durablecheckout.activities.IntentHandling}'s, not the handlers'. */
+    public PaymentsWorker(PaymentsResource payments, EventGateway events, ActivityMetrics metrics) {
         this.payments = payments;
         this.events = events;
-        this.pauseHook = pauseHook;
         this.metrics = metrics;
-        this.leases = leases;
     }
 
     @EventHandler
     public void on(PaymentAuthorizationRequestedEvent intent) {
-        try (LeaseKeeper.Hold hold = leases.hold(intent)) { // the lease runs while this worker holds it
-            pauseHook.afterIntentRead(intent);
-            Lease lease = intent.lease();
-            AuthorizationOutcome outcome = payments.authorize(intent.checkoutId(), intent.tenantId(), lease.operationId(),
-                    lease.fencingToken(), intent.amount(), intent.paymentToken());
-            ActivityResultEvent result = switch (outcome.status()) {
-                case AUTHORIZED -> new PaymentAuthorizationSucceededEvent(intent.checkoutId(), lease.operationId(),
-                        lease.fencingToken(), outcome.providerReference());
-                case DECLINED -> new PaymentAuthorizationDeclinedEvent(intent.checkoutId(), lease.operationId(),
-                        lease.fencingToken(), outcome.detail());
-                case UNKNOWN -> new PaymentAuthorizationOutcomeUnknownEvent(intent.checkoutId(), lease.operationId(),
-                        lease.fencingToken(), outcome.detail());
-                case FAILED -> attemptFailed(intent, outcome.detail());
-                case STALE -> stale(intent, outcome.highestAccepted());
-            };
-            publish(intent, IntentResults.outcomeTag(outcome.status(), outcome.replayed()), result);
-        }
+        Lease lease = intent.lease();
+        AuthorizationOutcome outcome = payments.authorize(intent.checkoutId(), intent.tenantId(), lease.operationId(),
+                lease.fencingToken(), intent.amount(), intent.paymentToken());
+        ActivityResultEvent result = switch (outcome.status()) {
+            case AUTHORIZED -> new PaymentAuthorizationSucceededEvent(intent.checkoutId(), lease.operationId(),
+                    lease.fencingToken(), outcome.providerReference());
+            case DECLINED -> new PaymentAuthorizationDeclinedEvent(intent.checkoutId(), lease.operationId(),
+                    lease.fencingToken(), outcome.detail());
+            case UNKNOWN -> new PaymentAuthorizationOutcomeUnknownEvent(intent.checkoutId(), lease.operationId(),
+                    lease.fencingToken(), outcome.detail());
+            case FAILED -> attemptFailed(intent, outcome.detail());
+            case STALE -> stale(intent, outcome.highestAccepted());
+        };
+        publish(intent, IntentResults.outcomeTag(outcome.status(), outcome.replayed()), result);
     }
 
     @EventHandler
     public void on(PaymentReconciliationRequestedEvent intent) {
-        try (LeaseKeeper.Hold hold = leases.hold(intent)) { // the lease runs while this worker holds it
-            pauseHook.afterIntentRead(intent);
-            Lease lease = intent.lease();
-            LookupResult lookup = payments.lookup(intent.checkoutId(), intent.tenantId(), lease.operationId(),
-                    lease.fencingToken(), intent.authorizationOperationId());
-            if (lookup.stale()) {
-                publish(intent, "stale", stale(intent, lookup.highestAccepted()));
-                return;
-            }
-            publish(intent, IntentResults.outcomeTag(lookup.outcome(), lookup.replayed()),
-                    new PaymentLookupAnsweredEvent(intent.checkoutId(), lease.operationId(), lease.fencingToken(),
-                            intent.authorizationOperationId(), lookup.outcome(), lookup.providerReference(),
-                            lookup.detail()));
+        Lease lease = intent.lease();
+        LookupResult lookup = payments.lookup(intent.checkoutId(), intent.tenantId(), lease.operationId(),
+                lease.fencingToken(), intent.authorizationOperationId());
+        if (lookup.stale()) {
+            publish(intent, "stale", stale(intent, lookup.highestAccepted()));
+            return;
         }
+        publish(intent, IntentResults.outcomeTag(lookup.outcome(), lookup.replayed()),
+                new PaymentLookupAnsweredEvent(intent.checkoutId(), lease.operationId(), lease.fencingToken(),
+                        intent.authorizationOperationId(), lookup.outcome(), lookup.providerReference(),
+                        lookup.detail()));
     }
 
     @EventHandler
     public void on(PaymentVoidRequestedEvent intent) {
-        try (LeaseKeeper.Hold hold = leases.hold(intent)) { // the lease runs while this worker holds it
-            pauseHook.afterIntentRead(intent);
-            Lease lease = intent.lease();
-            CompensationOutcome outcome = payments.voidAuthorization(intent.checkoutId(), intent.tenantId(),
-                    lease.operationId(), lease.fencingToken(), intent.authorizationOperationId(), intent.amount());
-            ActivityResultEvent result = switch (outcome.status()) {
-                case DONE -> new PaymentVoidSucceededEvent(intent.checkoutId(), lease.operationId(), lease.fencingToken(),
-                        outcome.providerReference());
-                case FAILED -> attemptFailed(intent, outcome.detail());
-                case STALE -> stale(intent, outcome.highestAccepted());
-            };
-            publish(intent, IntentResults.outcomeTag(outcome.status(), outcome.replayed()), result);
-        }
+        Lease lease = intent.lease();
+        CompensationOutcome outcome = payments.voidAuthorization(intent.checkoutId(), intent.tenantId(),
+                lease.operationId(), lease.fencingToken(), intent.authorizationOperationId(), intent.amount());
+        ActivityResultEvent result = switch (outcome.status()) {
+            case DONE -> new PaymentVoidSucceededEvent(intent.checkoutId(), lease.operationId(), lease.fencingToken(),
+                    outcome.providerReference());
+            case FAILED -> attemptFailed(intent, outcome.detail());
+            case STALE -> stale(intent, outcome.highestAccepted());
+        };
+        publish(intent, IntentResults.outcomeTag(outcome.status(), outcome.replayed()), result);
     }
 
     @EventHandler
     public void on(PaymentRefundRequestedEvent intent) {
-        try (LeaseKeeper.Hold hold = leases.hold(intent)) { // the lease runs while this worker holds it
-            pauseHook.afterIntentRead(intent);
-            Lease lease = intent.lease();
-            CompensationOutcome outcome = payments.refund(intent.checkoutId(), intent.tenantId(),
-                    lease.operationId(), lease.fencingToken(), intent.authorizationOperationId(), intent.amount());
-            ActivityResultEvent result = switch (outcome.status()) {
-                case DONE -> new PaymentRefundSucceededEvent(intent.checkoutId(), lease.operationId(),
-                        lease.fencingToken(), outcome.providerReference());
-                case FAILED -> attemptFailed(intent, outcome.detail());
-                case STALE -> stale(intent, outcome.highestAccepted());
-            };
-            publish(intent, IntentResults.outcomeTag(outcome.status(), outcome.replayed()), result);
-        }
+        Lease lease = intent.lease();
+        CompensationOutcome outcome = payments.refund(intent.checkoutId(), intent.tenantId(),
+                lease.operationId(), lease.fencingToken(), intent.authorizationOperationId(), intent.amount());
+        ActivityResultEvent result = switch (outcome.status()) {
+            case DONE -> new PaymentRefundSucceededEvent(intent.checkoutId(), lease.operationId(),
+                    lease.fencingToken(), outcome.providerReference());
+            case FAILED -> attemptFailed(intent, outcome.detail());
+            case STALE -> stale(intent, outcome.highestAccepted());
+        };
+        publish(intent, IntentResults.outcomeTag(outcome.status(), outcome.replayed()), result);
     }
 
     /**

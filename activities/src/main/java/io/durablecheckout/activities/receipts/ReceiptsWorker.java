@@ -2,7 +2,6 @@ package io.durablecheckout.activities.receipts;
 
 import io.durablecheckout.activities.ActivityMetrics;
 import io.durablecheckout.activities.IntentResults;
-import io.durablecheckout.activities.WorkerPauseHook;
 import io.durablecheckout.api.activity.ActivityResultEvent;
 import io.durablecheckout.api.activity.CancellationNoticeDeliverySucceededEvent;
 import io.durablecheckout.api.activity.ReceiptDeliverySucceededEvent;
@@ -11,9 +10,7 @@ import io.durablecheckout.api.checkout.CancellationNoticeRequestedEvent;
 import io.durablecheckout.api.checkout.ReceiptRequestedEvent;
 import io.durablecheckout.api.values.Lease;
 import io.durablecheckout.api.values.Money;
-import io.durablecheckout.activities.LeaseKeeper;
 import org.axonframework.config.ProcessingGroup;
-import org.springframework.beans.factory.annotation.Autowired;
 import org.axonframework.eventhandling.EventHandler;
 import org.axonframework.eventhandling.gateway.EventGateway;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -32,55 +29,39 @@ public class ReceiptsWorker {
 
     private final ReceiptsResource receipts;
     private final EventGateway events;
-    private final WorkerPauseHook pauseHook;
     private final ActivityMetrics metrics;
-    private final LeaseKeeper leases;
 
-    public ReceiptsWorker(ReceiptsResource receipts, EventGateway events, WorkerPauseHook pauseHook,
-                          ActivityMetrics metrics) {
-        this(receipts, events, pauseHook, metrics, LeaseKeeper.NONE);
-    }
-
-    @Autowired
-    public ReceiptsWorker(ReceiptsResource receipts, EventGateway events, WorkerPauseHook pauseHook,
-                          ActivityMetrics metrics,
-                          LeaseKeeper leases) {
+    /** The lease hold and the pause hook around each intent are
+     * {@link io.durablecheckout.activities.IntentHandling}'s, not the handlers'. */
+    public ReceiptsWorker(ReceiptsResource receipts, EventGateway events, ActivityMetrics metrics) {
         this.receipts = receipts;
         this.events = events;
-        this.pauseHook = pauseHook;
         this.metrics = metrics;
-        this.leases = leases;
     }
 
     @EventHandler
     public void on(ReceiptRequestedEvent intent) {
-        try (LeaseKeeper.Hold hold = leases.hold(intent)) { // the lease runs while this worker holds it
-            pauseHook.afterIntentRead(intent);
-            OutboundMessage message = new OutboundMessage(intent.customerEmail(),
-                    "Your order " + intent.checkoutId() + " is confirmed",
-                    "Thank you for your order " + intent.checkoutId() + ".\n"
-                            + "Amount authorized: " + formatAmount(intent.amount()) + ".\n");
-            Lease lease = intent.lease();
-            DeliveryOutcome outcome = receipts.send(ReceiptsResource.Kind.RECEIPT, intent.checkoutId(), intent.tenantId(),
-                    lease.operationId(), lease.fencingToken(), message);
-            publish(intent, outcome, new ReceiptDeliverySucceededEvent(intent.checkoutId(), lease.operationId(),
-                    lease.fencingToken()));
-        }
+        OutboundMessage message = new OutboundMessage(intent.customerEmail(),
+                "Your order " + intent.checkoutId() + " is confirmed",
+                "Thank you for your order " + intent.checkoutId() + ".\n"
+                        + "Amount authorized: " + formatAmount(intent.amount()) + ".\n");
+        Lease lease = intent.lease();
+        DeliveryOutcome outcome = receipts.send(ReceiptsResource.Kind.RECEIPT, intent.checkoutId(), intent.tenantId(),
+                lease.operationId(), lease.fencingToken(), message);
+        publish(intent, outcome, new ReceiptDeliverySucceededEvent(intent.checkoutId(), lease.operationId(),
+                lease.fencingToken()));
     }
 
     @EventHandler
     public void on(CancellationNoticeRequestedEvent intent) {
-        try (LeaseKeeper.Hold hold = leases.hold(intent)) { // the lease runs while this worker holds it
-            pauseHook.afterIntentRead(intent);
-            OutboundMessage message = new OutboundMessage(intent.customerEmail(),
-                    "Your order " + intent.checkoutId() + " was cancelled",
-                    "Your order " + intent.checkoutId() + " was cancelled. Any amount held or charged is being returned.\n");
-            Lease lease = intent.lease();
-            DeliveryOutcome outcome = receipts.send(ReceiptsResource.Kind.CANCELLATION_NOTICE, intent.checkoutId(),
-                    intent.tenantId(), lease.operationId(), lease.fencingToken(), message);
-            publish(intent, outcome, new CancellationNoticeDeliverySucceededEvent(intent.checkoutId(),
-                    lease.operationId(), lease.fencingToken()));
-        }
+        OutboundMessage message = new OutboundMessage(intent.customerEmail(),
+                "Your order " + intent.checkoutId() + " was cancelled",
+                "Your order " + intent.checkoutId() + " was cancelled. Any amount held or charged is being returned.\n");
+        Lease lease = intent.lease();
+        DeliveryOutcome outcome = receipts.send(ReceiptsResource.Kind.CANCELLATION_NOTICE, intent.checkoutId(),
+                intent.tenantId(), lease.operationId(), lease.fencingToken(), message);
+        publish(intent, outcome, new CancellationNoticeDeliverySucceededEvent(intent.checkoutId(),
+                lease.operationId(), lease.fencingToken()));
     }
 
     private void publish(ActivityIntent intent, DeliveryOutcome outcome, ActivityResultEvent success) {

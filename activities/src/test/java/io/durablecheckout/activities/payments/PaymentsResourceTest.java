@@ -3,7 +3,6 @@ package io.durablecheckout.activities.payments;
 import io.durablecheckout.activities.ActivityMetrics;
 import io.durablecheckout.activities.PostgresTestSupport;
 import io.durablecheckout.activities.RecordingEventGateway;
-import io.durablecheckout.activities.WorkerPauseHook;
 import io.durablecheckout.activities.payments.PaymentProvider.AuthorizationStatus;
 import io.durablecheckout.activities.payments.PaymentProvider.CompensationAnswer;
 import io.durablecheckout.api.activity.ActivityAttemptFailedEvent;
@@ -225,7 +224,7 @@ class PaymentsResourceTest extends PostgresTestSupport {
         PaymentsResource payments = new PaymentsResource(dataSource, provider);
         RecordingEventGateway events = new RecordingEventGateway();
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
-        PaymentsWorker worker = new PaymentsWorker(payments, events, WorkerPauseHook.NONE, new ActivityMetrics(meters));
+        PaymentsWorker worker = new PaymentsWorker(payments, events, new ActivityMetrics(meters));
         CheckoutId id = new CheckoutId("chk-p8");
         CheckoutId other = new CheckoutId("chk-p8b");
         OperationId lookupOp = OperationId.of(id, Step.RECONCILE_PAYMENT);

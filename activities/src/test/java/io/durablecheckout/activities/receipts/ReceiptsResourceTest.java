@@ -3,7 +3,6 @@ package io.durablecheckout.activities.receipts;
 import io.durablecheckout.activities.ActivityMetrics;
 import io.durablecheckout.activities.PostgresTestSupport;
 import io.durablecheckout.activities.RecordingEventGateway;
-import io.durablecheckout.activities.WorkerPauseHook;
 import io.durablecheckout.api.activity.CancellationNoticeDeliverySucceededEvent;
 import io.durablecheckout.api.activity.ReceiptDeliverySucceededEvent;
 import io.durablecheckout.api.activity.StaleOwnerRejectedEvent;
@@ -109,7 +108,7 @@ class ReceiptsResourceTest extends PostgresTestSupport {
         CheckoutId id = new CheckoutId("chk-r4");
         RecordingEventGateway events = new RecordingEventGateway();
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
-        ReceiptsWorker worker = new ReceiptsWorker(receipts, events, WorkerPauseHook.NONE, new ActivityMetrics(meters));
+        ReceiptsWorker worker = new ReceiptsWorker(receipts, events, new ActivityMetrics(meters));
 
         ReceiptRequestedEvent receipt = new ReceiptRequestedEvent(id, TENANT, "bob@example.com",
                 new Money(12_345, "EUR"), lease(id, Step.SEND_RECEIPT, 2));

@@ -273,8 +273,7 @@ class PaymentProviderSimulatorHttpTest extends PostgresTestSupport {
     void paymentsWorkerOverHttpReportsUnknownThenReconcilesUnderTheOriginalOperationId() {
         PaymentsResource payments = new PaymentsResource(dataSource, provider);
         RecordingEventGateway events = new RecordingEventGateway();
-        PaymentsWorker worker = new PaymentsWorker(payments, events, WorkerPauseHook.NONE,
-                new ActivityMetrics(new SimpleMeterRegistry()));
+        PaymentsWorker worker = new PaymentsWorker(payments, events, new ActivityMetrics(new SimpleMeterRegistry()));
         CheckoutId checkout = new CheckoutId("chk-e2e-" + SEQ.incrementAndGet());
         TenantId tenant = new TenantId("t1");
         OperationId authOp = OperationId.of(checkout, Step.AUTHORIZE_PAYMENT);

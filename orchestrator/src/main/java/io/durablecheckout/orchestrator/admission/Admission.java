@@ -3,7 +3,6 @@ package io.durablecheckout.orchestrator.admission;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
@@ -36,11 +35,11 @@ public class Admission {
     private volatile Instant countedAt = Instant.EPOCH;
     private volatile double drainPerSecond = 50; // a cautious start; measured from the counts below
 
-    public Admission(JdbcTemplate jdbc, Clock clock, Environment env, MeterRegistry meters) {
+    public Admission(JdbcTemplate jdbc, Clock clock, AdmissionProperties properties, MeterRegistry meters) {
         this.jdbc = jdbc;
         this.clock = clock;
-        this.maxBacklog = env.getProperty("checkout.admission.max-backlog", Long.class, 4000L);
-        this.refresh = env.getProperty("checkout.admission.refresh", Duration.class, Duration.ofMillis(200));
+        this.maxBacklog = properties.maxBacklog();
+        this.refresh = properties.refresh();
         this.refused = Counter.builder("checkout.admission.refused")
                 .description("New checkouts refused with 429 because the backlog was at its limit").register(meters);
         Gauge.builder("checkout.admission.backlog", this, a -> a.counted + a.acceptedSinceCount.get())

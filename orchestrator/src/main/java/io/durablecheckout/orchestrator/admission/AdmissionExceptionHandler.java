@@ -1,6 +1,6 @@
 package io.durablecheckout.orchestrator.admission;
 
-import io.durablecheckout.orchestrator.web.Problems;
+import io.durablecheckout.orchestrator.http.Problems;
 import org.springframework.core.Ordered;
 import org.springframework.core.annotation.Order;
 import org.springframework.http.HttpHeaders;
@@ -13,7 +13,7 @@ import org.springframework.web.bind.annotation.RestControllerAdvice;
 /** 429 Too Many Requests with {@code Retry-After}, as problem+json; nothing was written. */
 @RestControllerAdvice
 @Order(Ordered.HIGHEST_PRECEDENCE)
-public class AdmissionExceptionHandler {
+class AdmissionExceptionHandler {
 
     @ExceptionHandler(Admission.BacklogFullException.class)
     ResponseEntity<ProblemDetail> backlogFull(Admission.BacklogFullException e) {

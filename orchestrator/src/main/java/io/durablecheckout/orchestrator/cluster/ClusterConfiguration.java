@@ -9,12 +9,11 @@ import org.axonframework.modelling.command.ConcurrencyException;
 import org.axonframework.modelling.command.ConflictingModificationException;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.JdbcTemplate;
 
-import java.lang.management.ManagementFactory;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 
@@ -23,12 +22,8 @@ import java.util.concurrent.ScheduledExecutorService;
  * another node are retried, and (when switched on) every deadline execution is logged so a test can count them.
  */
 @Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties({ClusterProperties.class, ClusterProperties.CommandRetries.class})
 public class ClusterConfiguration {
-
-    /** This node's name in token claims, the deadline log and the operator API: pid@host unless set. */
-    public static String nodeId(Environment env) {
-        return env.getProperty("checkout.processing.node-id", ManagementFactory.getRuntimeMXBean().getName());
-    }
 
     /**
      * Two nodes handling a command for the same checkout at once both load version n and both append n+1; the unique
@@ -49,11 +44,11 @@ public class ClusterConfiguration {
 
     @Bean
     public RetryScheduler commandRetryScheduler(@Qualifier("commandRetries") ScheduledExecutorService executor,
-                                                Environment env) {
+                                                ClusterProperties.CommandRetries retries) {
         return new AppendConflictRetryScheduler(ExponentialBackOffIntervalRetryScheduler.builder()
                 .retryExecutor(executor)
-                .backoffFactor(env.getProperty("checkout.commands.conflict-retry-backoff-ms", Long.class, 10L))
-                .maxRetryCount(env.getProperty("checkout.commands.conflict-retries", Integer.class, 8)));
+                .backoffFactor(retries.conflictRetryBackoffMs())
+                .maxRetryCount(retries.conflictRetries()));
     }
 
     /**
@@ -94,7 +89,7 @@ public class ClusterConfiguration {
     /** {@code checkout.deadlines.execution-log=true}: one row per deadline execution that completed (tests, audits). */
     @Bean
     @ConditionalOnProperty(name = "checkout.deadlines.execution-log", havingValue = "true")
-    public DeadlineExecutionLog deadlineExecutionLog(JdbcTemplate jdbc, Environment env) {
-        return new DeadlineExecutionLog(jdbc, nodeId(env));
+    public DeadlineExecutionLog deadlineExecutionLog(JdbcTemplate jdbc, ClusterProperties cluster) {
+        return new DeadlineExecutionLog(jdbc, cluster.nodeId());
     }
 }

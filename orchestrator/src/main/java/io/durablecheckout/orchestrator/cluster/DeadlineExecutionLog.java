@@ -19,7 +19,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * deadline fires once cluster-wide" is then: no task instance has two rows (ScaleOutIT). Off by default
  * ({@code checkout.deadlines.execution-log}): one row per deadline forever is an audit a deployment may not want.
  */
-public final class DeadlineExecutionLog implements ExecutionInterceptor, SmartInitializingSingleton {
+final class DeadlineExecutionLog implements ExecutionInterceptor, SmartInitializingSingleton {
 
     private static final ThreadLocal<String> TASK_INSTANCE = new ThreadLocal<>();
 

@@ -7,7 +7,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.SmartLifecycle;
-import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
@@ -33,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  */
 @Component
 @ConditionalOnProperty(name = "checkout.processing.balance", havingValue = "true", matchIfMissing = true)
-public class SegmentBalancer implements SmartLifecycle {
+class SegmentBalancer implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(SegmentBalancer.class);
 
@@ -44,12 +43,12 @@ public class SegmentBalancer implements SmartLifecycle {
     private final Duration liveWindow;
     private ScheduledExecutorService executor;
 
-    public SegmentBalancer(JdbcTemplate jdbc, EventProcessingConfiguration processing, Environment env) {
+    public SegmentBalancer(JdbcTemplate jdbc, EventProcessingConfiguration processing, ClusterProperties cluster) {
         this.jdbc = jdbc;
         this.processing = processing;
-        this.node = ClusterConfiguration.nodeId(env);
-        this.interval = env.getProperty("checkout.processing.balance-interval", Duration.class, Duration.ofSeconds(2));
-        Duration claimTimeout = env.getProperty("checkout.processing.claim-timeout", Duration.class, Duration.ofSeconds(10));
+        this.node = cluster.nodeId();
+        this.interval = cluster.balanceInterval();
+        Duration claimTimeout = cluster.claimTimeout();
         // a member counts while it refreshed within the claim timeout (its claims would be stolen after that anyway)
         this.liveWindow = claimTimeout.compareTo(interval.multipliedBy(3)) > 0 ? claimTimeout : interval.multipliedBy(3);
     }

@@ -2,7 +2,6 @@ package io.durablecheckout.orchestrator.cluster;
 
 import org.axonframework.config.EventProcessingConfiguration;
 import org.axonframework.eventhandling.StreamingEventProcessor;
-import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
@@ -28,11 +27,11 @@ public class SegmentOwnership {
     private final String node;
     private final Duration claimTimeout;
 
-    public SegmentOwnership(JdbcTemplate jdbc, EventProcessingConfiguration processing, Environment env) {
+    public SegmentOwnership(JdbcTemplate jdbc, EventProcessingConfiguration processing, ClusterProperties cluster) {
         this.jdbc = jdbc;
         this.processing = processing;
-        this.node = ClusterConfiguration.nodeId(env);
-        this.claimTimeout = env.getProperty("checkout.processing.claim-timeout", Duration.class, Duration.ofSeconds(10));
+        this.node = cluster.nodeId();
+        this.claimTimeout = cluster.claimTimeout();
     }
 
     public String node() {

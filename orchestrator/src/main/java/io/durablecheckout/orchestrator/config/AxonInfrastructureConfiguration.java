@@ -1,11 +1,5 @@
 package io.durablecheckout.orchestrator.config;
 
-import com.fasterxml.jackson.annotation.JsonAutoDetect;
-import com.fasterxml.jackson.annotation.PropertyAccessor;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
-import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import com.github.kagkarlsson.scheduler.Scheduler;
 import com.github.kagkarlsson.scheduler.task.Task;
 import org.axonframework.common.jdbc.ConnectionProvider;
@@ -39,14 +33,14 @@ import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
-import org.springframework.core.env.Environment;
 import org.springframework.transaction.PlatformTransactionManager;
 
+import io.durablecheckout.orchestrator.cluster.ClusterProperties;
 import io.durablecheckout.orchestrator.replay.EventUpcasters;
+import io.durablecheckout.orchestrator.serialization.AxonJson;
 import io.micrometer.core.instrument.MeterRegistry;
 
 import javax.sql.DataSource;
-import java.lang.management.ManagementFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -59,22 +53,10 @@ import java.util.List;
 @Configuration(proxyBeanMethods = false)
 public class AxonInfrastructureConfiguration {
 
-    /**
-     * Axon 4 serializes with Jackson 2; Boot 4 itself uses Jackson 3, so this mapper is Axon's own. Field access lets
-     * sagas keep private state without getters.
-     */
-    public static ObjectMapper axonObjectMapper() {
-        return new ObjectMapper()
-                .registerModule(new JavaTimeModule())
-                .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
-                .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-                .setVisibility(PropertyAccessor.FIELD, JsonAutoDetect.Visibility.ANY);
-    }
-
     @Bean
     @Primary
     public Serializer serializer() {
-        return JacksonSerializer.builder().objectMapper(axonObjectMapper()).build();
+        return JacksonSerializer.builder().objectMapper(AxonJson.objectMapper()).build();
     }
 
     @Bean
@@ -83,18 +65,9 @@ public class AxonInfrastructureConfiguration {
         return serializer;
     }
 
-    /**
-     * Events are read strictly: an unknown or a missing property is an error, never a silent null. An old shape is
-     * read through an upcaster (every event has a revision; docs/decisions.md, "Event evolution").
-     */
-    public static ObjectMapper strictEventObjectMapper() {
-        return axonObjectMapper()
-                .enable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-                .enable(DeserializationFeature.FAIL_ON_MISSING_CREATOR_PROPERTIES);
-    }
-
+    /** The strict event serializer ({@link AxonJson}), for callers outside the product (the benchmark harness). */
     public static Serializer strictEventSerializer() {
-        return JacksonSerializer.builder().objectMapper(strictEventObjectMapper()).build();
+        return AxonJson.strictEventSerializer();
     }
 
     @Bean
@@ -139,15 +112,15 @@ public class AxonInfrastructureConfiguration {
     }
 
     @Bean
-    public TokenStore tokenStore(ConnectionProvider connectionProvider, Serializer serializer, Environment env) {
+    public TokenStore tokenStore(ConnectionProvider connectionProvider, Serializer serializer, ClusterProperties cluster) {
         return JdbcTokenStore.builder()
                 .connectionProvider(connectionProvider)
                 .serializer(serializer)
                 .schema(new TokenSchema())
                 .contentType(byte[].class)
-                .claimTimeout(env.getProperty("checkout.processing.claim-timeout", Duration.class, Duration.ofSeconds(10)))
+                .claimTimeout(cluster.claimTimeout())
                 // who owns a segment claim; pid@host unless set (two nodes in one JVM must differ)
-                .nodeId(env.getProperty("checkout.processing.node-id", ManagementFactory.getRuntimeMXBean().getName()))
+                .nodeId(cluster.nodeId())
                 .build();
     }
 

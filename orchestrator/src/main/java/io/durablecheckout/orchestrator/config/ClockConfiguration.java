@@ -7,7 +7,7 @@ import java.time.Clock;
 
 /** The one clock: read at the edge (HTTP), then carried inside commands so aggregates never read time. */
 @Configuration(proxyBeanMethods = false)
-public class ClockConfiguration {
+class ClockConfiguration {
     @Bean
     public Clock clock() {
         return Clock.systemUTC();

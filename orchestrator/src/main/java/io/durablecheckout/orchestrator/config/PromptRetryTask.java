@@ -19,7 +19,7 @@ import java.time.Duration;
  * node appended to the checkout first) would leave the checkout waiting that long. The retry re-runs the deadline
  * against the current history, where the aggregate decides again (an expiry for a lease no longer in force is a no-op).
  */
-public final class PromptRetryTask<T> implements Task<T> {
+final class PromptRetryTask<T> implements Task<T> {
 
     private final Task<T> delegate;
     private final Duration initialDelay;

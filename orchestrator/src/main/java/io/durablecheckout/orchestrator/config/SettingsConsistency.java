@@ -1,5 +1,8 @@
 package io.durablecheckout.orchestrator.config;
 
+import io.durablecheckout.activities.payments.PaymentsProperties;
+import io.durablecheckout.orchestrator.checkout.WorkflowPolicy;
+import io.durablecheckout.orchestrator.cluster.ClusterProperties;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.context.properties.bind.Binder;
@@ -35,16 +38,25 @@ public class SettingsConsistency implements BeanFactoryPostProcessor, Environmen
         }
     }
 
-    /** Defaults here are the ones the components use when a setting is absent. */
+    /**
+     * The settings are bound to the same typed records the components use, so a default lives in one place (the
+     * record) and this check sees exactly what the components will.
+     */
     public static List<String> problems(Environment env) {
         Binder binder = Binder.get(env);
+        PaymentsProperties payments = binder.bindOrCreate("checkout.payments", PaymentsProperties.class);
+        DatabaseProperties database = binder.bindOrCreate("checkout.datasource", DatabaseProperties.class);
+        WorkflowPolicy workflow = binder.bindOrCreate("checkout.workflow", WorkflowPolicy.class);
+        ClusterProperties cluster = binder.bindOrCreate("checkout.processing", ClusterProperties.class);
+        EventProcessingConfiguration.ProcessingProperties processing = binder.bindOrCreate("checkout.processing",
+                EventProcessingConfiguration.ProcessingProperties.class);
         List<String> problems = new ArrayList<>();
-        Duration connect = duration(binder, "checkout.payments.connect-timeout", Duration.ofSeconds(1));
-        Duration request = duration(binder, "checkout.payments.request-timeout", Duration.ofSeconds(2));
+        Duration connect = payments.connectTimeout();
+        Duration request = payments.requestTimeout();
         Duration providerCall = connect.plus(request);
-        Duration idle = duration(binder, "checkout.datasource.idle-in-transaction-timeout", Duration.ofSeconds(15));
-        Duration lease = duration(binder, "checkout.workflow.lease-duration", Duration.ofSeconds(30));
-        Duration paymentLease = duration(binder, "checkout.workflow.payment-lease-duration", Duration.ofSeconds(30));
+        Duration idle = database.idleInTransactionTimeout();
+        Duration lease = workflow.leaseDuration();
+        Duration paymentLease = workflow.paymentLeaseDuration();
 
         // PostgreSQL counts 0 as "no limit".
         if (!idle.isZero() && providerCall.compareTo(idle) >= 0) {
@@ -61,13 +73,14 @@ public class SettingsConsistency implements BeanFactoryPostProcessor, Environmen
         if (lease.isNegative() || lease.isZero()) {
             problems.add("checkout.workflow.lease-duration (" + lease + ") must be positive");
         }
-        backoff(problems, binder, "checkout.workflow.retry", Duration.ofSeconds(1), Duration.ofMinutes(1));
-        backoff(problems, binder, "checkout.workflow.reconciliation", Duration.ofSeconds(2), Duration.ofMinutes(5));
-        positive(problems, binder, "checkout.workflow.max-attempts", 8);
-        positive(problems, binder, "checkout.workflow.reconciliation-max-lookups", 6);
+        backoff(problems, "checkout.workflow.retry", workflow.retryInitialDelay(), workflow.retryMaxDelay());
+        backoff(problems, "checkout.workflow.reconciliation", workflow.reconciliationInitialDelay(),
+                workflow.reconciliationMaxDelay());
+        positive(problems, "checkout.workflow.max-attempts", workflow.maxAttempts());
+        positive(problems, "checkout.workflow.reconciliation-max-lookups", workflow.reconciliationMaxLookups());
 
-        Duration claimTimeout = duration(binder, "checkout.processing.claim-timeout", Duration.ofSeconds(10));
-        Duration extension = duration(binder, "checkout.processing.claim-extension-threshold", Duration.ofSeconds(2));
+        Duration claimTimeout = cluster.claimTimeout();
+        Duration extension = processing.claimExtensionThreshold();
         if (extension.compareTo(claimTimeout) >= 0) {
             problems.add("checkout.processing.claim-extension-threshold (" + extension + ") must be shorter than"
                     + " checkout.processing.claim-timeout (" + claimTimeout + "): a processor's claims would lapse"
@@ -76,10 +89,7 @@ public class SettingsConsistency implements BeanFactoryPostProcessor, Environmen
         return problems;
     }
 
-    private static void backoff(List<String> problems, Binder binder, String prefix, Duration initialDefault,
-                                Duration maxDefault) {
-        Duration initial = duration(binder, prefix + "-initial-delay", initialDefault);
-        Duration max = duration(binder, prefix + "-max-delay", maxDefault);
+    private static void backoff(List<String> problems, String prefix, Duration initial, Duration max) {
         if (initial.isNegative() || initial.isZero()) {
             problems.add(prefix + "-initial-delay (" + initial + ") must be positive");
         } else if (initial.compareTo(max) > 0) {
@@ -88,14 +98,9 @@ public class SettingsConsistency implements BeanFactoryPostProcessor, Environmen
         }
     }
 
-    private static void positive(List<String> problems, Binder binder, String name, int fallback) {
-        int value = binder.bind(name, Integer.class).orElse(fallback);
+    private static void positive(List<String> problems, String name, int value) {
         if (value < 1) {
             problems.add(name + " (" + value + ") must be at least 1");
         }
-    }
-
-    private static Duration duration(Binder binder, String name, Duration fallback) {
-        return binder.bind(name, Duration.class).orElse(fallback);
     }
 }

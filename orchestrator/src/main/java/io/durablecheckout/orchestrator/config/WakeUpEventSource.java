@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * appended by other nodes are noticed too. After a wake-up, {@code hasNextAvailable()} waits briefly for the
  * store's producer to fetch the new events instead of answering "nothing yet" at once.
  */
-public final class WakeUpEventSource implements StreamableMessageSource<TrackedEventMessage<?>>, AutoCloseable {
+final class WakeUpEventSource implements StreamableMessageSource<TrackedEventMessage<?>>, AutoCloseable {
 
     private static final String RESOURCE_KEY = WakeUpEventSource.class.getName();
 

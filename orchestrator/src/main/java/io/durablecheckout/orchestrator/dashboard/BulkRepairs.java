@@ -1,7 +1,7 @@
 package io.durablecheckout.orchestrator.dashboard;
 
 import io.durablecheckout.orchestrator.tenancy.Caller;
-import io.durablecheckout.orchestrator.web.ApiProblemException;
+import io.durablecheckout.orchestrator.http.ApiProblemException;
 import io.durablecheckout.orchestrator.web.OperatorController;
 import jakarta.annotation.PreDestroy;
 import org.springframework.http.HttpStatus;

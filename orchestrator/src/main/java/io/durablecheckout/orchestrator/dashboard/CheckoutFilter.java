@@ -1,7 +1,7 @@
 package io.durablecheckout.orchestrator.dashboard;
 
 import io.durablecheckout.orchestrator.checkout.CheckoutState;
-import io.durablecheckout.orchestrator.web.ApiProblemException;
+import io.durablecheckout.orchestrator.http.ApiProblemException;
 import org.springframework.http.HttpStatus;
 
 import java.time.Instant;
@@ -12,7 +12,7 @@ import java.util.Arrays;
  * The dashboard list's filter, as the query string carries it. Everything optional; {@code q} is an exact checkout
  * id, Idempotency-Key or provider reference.
  */
-public record CheckoutFilter(String state, String tenant, boolean stuck, boolean retrying, boolean paymentUnknown,
+record CheckoutFilter(String state, String tenant, boolean stuck, boolean retrying, boolean paymentUnknown,
                              boolean waiting, Instant from, Instant to, String q) {
 
     public static CheckoutFilter of(String state, String tenant, Boolean stuck, Boolean retrying,

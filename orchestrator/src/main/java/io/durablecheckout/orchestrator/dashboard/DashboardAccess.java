@@ -2,7 +2,7 @@ package io.durablecheckout.orchestrator.dashboard;
 
 import io.durablecheckout.orchestrator.tenancy.ApiKeys;
 import io.durablecheckout.orchestrator.tenancy.Caller;
-import io.durablecheckout.orchestrator.web.ApiProblemException;
+import io.durablecheckout.orchestrator.http.ApiProblemException;
 import jakarta.servlet.http.HttpServletRequest;
 import org.springframework.http.HttpStatus;
 import org.springframework.security.core.Authentication;

@@ -6,11 +6,11 @@ import io.durablecheckout.api.command.RequestCancellationCommand;
 import io.durablecheckout.api.command.ResolveManualReviewCommand;
 import io.durablecheckout.api.command.RetryActivityCommand;
 import io.durablecheckout.api.values.CheckoutId;
-import io.durablecheckout.orchestrator.config.CorrelationConfiguration;
+import io.durablecheckout.orchestrator.checkout.OperatorMetadata;
 import io.durablecheckout.orchestrator.readmodel.CheckoutView;
-import io.durablecheckout.orchestrator.web.ApiProblemException;
+import io.durablecheckout.orchestrator.http.ApiProblemException;
 import io.durablecheckout.orchestrator.deadletter.ParkedEvents;
-import io.durablecheckout.orchestrator.web.CheckoutService;
+import io.durablecheckout.orchestrator.service.CheckoutService;
 import io.durablecheckout.orchestrator.web.DeadLetterController;
 import io.durablecheckout.orchestrator.web.ReplayController;
 import io.durablecheckout.orchestrator.web.OperatorController;
@@ -184,9 +184,9 @@ public class DashboardApiController {
             default -> new RequestCancellationCommand(id, CancellationReason.OPERATOR_REQUEST, reason, version, now);
         };
         RepairPreview.Preview p = previews.dryRun(GenericCommandMessage.asCommandMessage(command).andMetaData(
-                MetaData.with(CorrelationConfiguration.ACTOR, "operator:" + who.caller().tenantId())
-                        .and(CorrelationConfiguration.REASON, reason)
-                        .and(CorrelationConfiguration.ACTED_AT, now.toString())));
+                MetaData.with(OperatorMetadata.ACTOR, "operator:" + who.caller().tenantId())
+                        .and(OperatorMetadata.REASON, reason)
+                        .and(OperatorMetadata.ACTED_AT, now.toString())));
         Map<String, Object> out = new LinkedHashMap<>(RepairPreview.describe(p));
         out.put("action", action);
         out.put("version", version);

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.durablecheckout.orchestrator.readmodel.CheckoutView;
-import io.durablecheckout.orchestrator.web.ApiProblemException;
+import io.durablecheckout.orchestrator.http.ApiProblemException;
 import org.springframework.http.HttpStatus;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;

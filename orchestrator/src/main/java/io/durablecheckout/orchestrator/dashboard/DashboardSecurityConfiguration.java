@@ -2,7 +2,7 @@ package io.durablecheckout.orchestrator.dashboard;
 
 import io.durablecheckout.orchestrator.tenancy.ApiKeys;
 import io.durablecheckout.orchestrator.tenancy.Caller;
-import io.durablecheckout.orchestrator.web.Problems;
+import io.durablecheckout.orchestrator.http.Problems;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;

@@ -1,7 +1,7 @@
 package io.durablecheckout.orchestrator.dashboard;
 
 import io.durablecheckout.orchestrator.checkout.CheckoutState;
-import io.durablecheckout.orchestrator.config.EventProcessingConfiguration;
+import io.durablecheckout.orchestrator.deadletter.ParkedEvents;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -50,7 +50,7 @@ public class DomainMetrics {
                     .description("seconds the longest-waiting checkout has been in this state").baseUnit("seconds")
                     .tag("state", name).register(meters);
         }
-        for (String processor : EventProcessingConfiguration.DEAD_LETTERED) {
+        for (String processor : ParkedEvents.DEAD_LETTERED) {
             Gauge.builder("checkout.dead.letters", this, m -> m.fresh().parked.getOrDefault(processor, 0L))
                     .description("events parked in this processor's dead-letter queue").tag("processor", processor)
                     .register(meters);

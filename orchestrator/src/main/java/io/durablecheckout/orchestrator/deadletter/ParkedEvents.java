@@ -5,8 +5,8 @@ import io.durablecheckout.api.activity.ActivityResultEvent;
 import io.durablecheckout.api.checkout.CheckoutEvent;
 import io.durablecheckout.api.command.RecordActivityResultCommand;
 import io.durablecheckout.api.command.RenewLeaseCommand;
-import io.durablecheckout.orchestrator.config.EventProcessingConfiguration;
-import io.durablecheckout.orchestrator.config.PoisonEventPolicy;
+import io.durablecheckout.orchestrator.readmodel.CheckoutSummaryProjection;
+import io.durablecheckout.orchestrator.saga.CheckoutSaga;
 import org.axonframework.commandhandling.gateway.CommandGateway;
 import org.axonframework.eventhandling.deadletter.jdbc.JdbcSequencedDeadLetterQueue;
 import org.axonframework.messaging.deadletter.Decisions;
@@ -43,6 +43,14 @@ import java.util.Optional;
 @ConditionalOnProperty(name = "checkout.orchestrator.enabled", havingValue = "true", matchIfMissing = true)
 public class ParkedEvents {
 
+    /**
+     * The processors whose poison events are parked, per checkout, in the JDBC dead-letter queue: every activity
+     * processor and the read model. Not the saga: Axon has no dead-letter queue for sagas (docs/decisions.md); its
+     * parked results go to the same table through {@link SagaPoisonHandler}.
+     */
+    public static final List<String> DEAD_LETTERED = List.of("inventory", "payments", "receipts",
+            CheckoutSummaryProjection.PROCESSOR);
+
     private final JdbcTemplate jdbc;
     private final org.axonframework.config.EventProcessingConfiguration processing;
     private final TransactionManager transactions;
@@ -77,8 +85,8 @@ public class ParkedEvents {
     }
 
     public List<String> processors() {
-        List<String> all = new ArrayList<>(EventProcessingConfiguration.DEAD_LETTERED);
-        all.add(EventProcessingConfiguration.SAGA_PROCESSOR);
+        List<String> all = new ArrayList<>(DEAD_LETTERED);
+        all.add(CheckoutSaga.PROCESSOR);
         return all;
     }
 
@@ -138,7 +146,7 @@ public class ParkedEvents {
         if (list(processor, checkoutId, 1).isEmpty()) {
             return Optional.empty();
         }
-        if (EventProcessingConfiguration.SAGA_PROCESSOR.equals(processor)) {
+        if (CheckoutSaga.PROCESSOR.equals(processor)) {
             // the saga's letters are routed again exactly as the saga routes them (SagaPoisonHandler)
             return Optional.of(sagaQueue.process(letter -> checkoutId.equals(checkoutOf(letter)), this::route));
         }
@@ -149,7 +157,7 @@ public class ParkedEvents {
 
     /** Gives up the checkout's parked events in {@code processor}: they are removed and never handled. */
     public int evict(String processor, String checkoutId) {
-        SequencedDeadLetterQueue<EventMessage<?>> queue = EventProcessingConfiguration.SAGA_PROCESSOR.equals(processor)
+        SequencedDeadLetterQueue<EventMessage<?>> queue = CheckoutSaga.PROCESSOR.equals(processor)
                 ? sagaQueue
                 : processing.deadLetterQueue(processor)
                         .orElseThrow(() -> new IllegalStateException("no dead-letter queue for " + processor));

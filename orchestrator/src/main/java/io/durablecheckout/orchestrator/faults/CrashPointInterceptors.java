@@ -4,7 +4,9 @@ import io.durablecheckout.api.activity.ActivityResultEvent;
 import io.durablecheckout.api.checkout.ActivityIntent;
 import io.durablecheckout.api.checkout.PaymentReconciliationRequestedEvent;
 import io.durablecheckout.orchestrator.checkout.Deadlines;
-import io.durablecheckout.orchestrator.config.EventProcessingConfiguration;
+import io.durablecheckout.orchestrator.readmodel.CheckoutSummaryProjection;
+import io.durablecheckout.orchestrator.saga.CheckoutSaga;
+import io.durablecheckout.activities.WorkerPauseHook;
 import org.axonframework.config.ConfigurerModule;
 import org.axonframework.deadline.DeadlineManager;
 import org.axonframework.deadline.DeadlineMessage;
@@ -14,17 +16,40 @@ import org.axonframework.messaging.MessageHandlerInterceptor;
 import org.axonframework.messaging.unitofwork.CurrentUnitOfWork;
 import org.axonframework.messaging.unitofwork.UnitOfWork;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Where each {@link CrashPoint} is reached: interceptors on the event store, the processors and the deadline manager
- * ({@link CrashPoint#HTTP_ACCEPTED} is in the checkout controller). Registered only when a crash point is armed, so a normal process carries none of them.
+ * Where each {@link CrashPoint} is reached: interceptors on the event store, the processors and the deadline manager,
+ * and a servlet filter for {@link CrashPoint#HTTP_ACCEPTED}. Registered only when a crash point is armed, so a normal
+ * process carries none of them; the product's code names no crash point. Also the worker pause of
+ * {@code checkout.fault-injection.park-*}, through the activities' {@link WorkerPauseHook} seam.
  */
 @Configuration(proxyBeanMethods = false)
-public class CrashPointInterceptors {
+@EnableConfigurationProperties(FaultInjectionProperties.class)
+class CrashPointInterceptors {
+
+    @Bean
+    public FilterRegistrationBean<HttpAcceptedCrashFilter> httpAcceptedCrashFilter(CrashPoints crashes) {
+        FilterRegistrationBean<HttpAcceptedCrashFilter> registration = new FilterRegistrationBean<>(
+                new HttpAcceptedCrashFilter(() -> crashes.reached(CrashPoint.HTTP_ACCEPTED)));
+        registration.addUrlPatterns(HttpAcceptedCrashFilter.PATH);
+        registration.setEnabled(crashes.isArmed(CrashPoint.HTTP_ACCEPTED));
+        return registration;
+    }
+
+    /** Parks the worker of one step and token past its lease (the seed's stale owner, in a node process). */
+    @Bean
+    @ConditionalOnProperty("checkout.fault-injection.park-step")
+    public WorkerPauseHook parkingPauseHook(FaultInjectionProperties properties) {
+        return properties.parkStep() == null ? WorkerPauseHook.NONE // set but blank: no pause, as before
+                : new ParkingPauseHook(properties.parkStep(), properties.parkToken(), properties.parkDuration());
+    }
 
     @Bean
     public ConfigurerModule crashPointProcessorInterceptors(CrashPoints crashes) {
@@ -46,9 +71,9 @@ public class CrashPointInterceptors {
                 case "payments" -> payload instanceof PaymentReconciliationRequestedEvent
                         ? CrashPoint.RECONCILIATION_LOOKUP : CrashPoint.PAYMENT_EFFECT;
                 case "receipts" -> CrashPoint.RECEIPT_EFFECT;
-                case EventProcessingConfiguration.SAGA_PROCESSOR ->
+                case CheckoutSaga.PROCESSOR ->
                         payload instanceof ActivityResultEvent ? CrashPoint.SAGA_RECORDED : null;
-                case EventProcessingConfiguration.SUMMARY_PROCESSOR -> CrashPoint.PROJECTION_UPDATE;
+                case CheckoutSummaryProjection.PROCESSOR -> CrashPoint.PROJECTION_UPDATE;
                 default -> null;
             };
             if (point != null && crashes.isArmed(point)) {

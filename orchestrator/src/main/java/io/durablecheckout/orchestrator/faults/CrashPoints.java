@@ -2,7 +2,6 @@ package io.durablecheckout.orchestrator.faults;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.springframework.core.env.Environment;
 import org.springframework.stereotype.Component;
 
 import java.util.concurrent.TimeUnit;
@@ -14,7 +13,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * SIGKILL (no shutdown hooks, no flush, uncommitted transactions lost), exactly as {@code kill -9} would.
  */
 @Component
-public class CrashPoints {
+class CrashPoints {
 
     private static final Logger log = LoggerFactory.getLogger(CrashPoints.class);
 
@@ -22,10 +21,9 @@ public class CrashPoints {
     private final int after;
     private final AtomicInteger reached = new AtomicInteger();
 
-    public CrashPoints(Environment env) {
-        String at = env.getProperty("checkout.fault-injection.crash-at");
-        this.armed = at == null || at.isBlank() ? null : CrashPoint.parse(at.trim());
-        this.after = env.getProperty("checkout.fault-injection.crash-after", Integer.class, 3);
+    CrashPoints(FaultInjectionProperties properties) {
+        this.armed = properties.crashAt() == null ? null : CrashPoint.parse(properties.crashAt());
+        this.after = properties.crashAfter();
         if (armed != null) {
             log.warn("FAULT INJECTION: this process kills itself the {}th time it reaches {}", after, armed.slug());
         }

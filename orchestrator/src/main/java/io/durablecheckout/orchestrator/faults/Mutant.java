@@ -5,7 +5,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
-import org.springframework.core.env.Environment;
 
 import java.util.Arrays;
 import java.util.EnumSet;
@@ -18,7 +17,7 @@ import java.util.Set;
  * ({@code FaultMatrixIT}'s mutant runs). Part of the product for the same reason as the crash points
  * (docs/decisions.md, 17): the artifact that ships is the one tested.
  */
-public enum Mutant {
+enum Mutant {
     /** Payments ignore a recorded outcome: a redelivered intent calls the provider again. */
     CALL_PROVIDER_AFTER_OUTCOME,
     /** Receipts ignore a message recorded as sent: a redelivered intent sends it again. */
@@ -46,15 +45,15 @@ public enum Mutant {
         return on;
     }
 
-    /** The switch the activity resources consult. */
+    /** The switch the activity resources consult (their {@link ResourceMutants} seam, no mutant by default). */
     @Configuration(proxyBeanMethods = false)
     public static class Switches {
 
         private static final Logger log = LoggerFactory.getLogger(Mutant.class);
 
         @Bean
-        public ResourceMutants resourceMutants(Environment env) {
-            Set<Mutant> on = parse(env.getProperty("checkout.fault-injection.mutant"));
+        public ResourceMutants resourceMutants(FaultInjectionProperties properties) {
+            Set<Mutant> on = parse(properties.mutant());
             if (on.isEmpty()) {
                 return ResourceMutants.NONE;
             }

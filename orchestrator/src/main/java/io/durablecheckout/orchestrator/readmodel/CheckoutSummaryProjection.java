@@ -12,7 +12,6 @@ import io.durablecheckout.api.checkout.CheckoutEvent;
 import io.durablecheckout.api.checkout.PaymentReconciliationRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentReconciliationScheduledEvent;
 import io.durablecheckout.api.checkout.ManualReviewRequiredEvent;
-import io.durablecheckout.orchestrator.config.EventProcessingConfiguration;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -49,8 +48,11 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 @ConditionalOnProperty(name = "checkout.orchestrator.enabled", havingValue = "true", matchIfMissing = true)
 @Component
-@ProcessingGroup(EventProcessingConfiguration.SUMMARY_PROCESSOR)
+@ProcessingGroup(CheckoutSummaryProjection.PROCESSOR)
 public class CheckoutSummaryProjection {
+
+    /** The name of the read model's event processor (its token, its dead-letter queue). */
+    public static final String PROCESSOR = "checkout-summary";
 
     private static final String BATCH = CheckoutSummaryProjection.class.getName() + ".batch";
 

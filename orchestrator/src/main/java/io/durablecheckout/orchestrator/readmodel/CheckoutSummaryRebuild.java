@@ -1,7 +1,6 @@
 package io.durablecheckout.orchestrator.readmodel;
 
 import io.durablecheckout.api.checkout.CheckoutEvent;
-import io.durablecheckout.orchestrator.config.EventProcessingConfiguration;
 import org.axonframework.common.DateTimeUtils;
 import org.axonframework.eventhandling.GapAwareTrackingToken;
 import org.axonframework.eventhandling.StreamingEventProcessor;
@@ -79,7 +78,7 @@ public class CheckoutSummaryRebuild {
 
     /** Stops this node's processor for the duration (another node holding the segment makes the token update fail). */
     public synchronized Result rebuild() {
-        StreamingEventProcessor processor = processing.eventProcessor(EventProcessingConfiguration.SUMMARY_PROCESSOR,
+        StreamingEventProcessor processor = processing.eventProcessor(CheckoutSummaryProjection.PROCESSOR,
                 StreamingEventProcessor.class).orElseThrow(() -> new IllegalStateException("no summary processor"));
         processor.shutDown();
         try {
@@ -167,7 +166,7 @@ public class CheckoutSummaryRebuild {
 
         if (head >= 0) {
             GapAwareTrackingToken token = GapAwareTrackingToken.newInstance(head, gaps);
-            String name = EventProcessingConfiguration.SUMMARY_PROCESSOR;
+            String name = CheckoutSummaryProjection.PROCESSOR;
             int[] segments = tokenStore.fetchSegments(name);
             if (segments.length == 0) {
                 tokenStore.initializeTokenSegments(name, 1, token);

@@ -12,7 +12,7 @@ import org.axonframework.serialization.upcasting.event.SingleEventUpcaster;
  * was renamed {@code lastFailure}. Without this, the strict event serializer refuses the old event (unknown
  * {@code detail}, missing {@code lastFailure}); a lenient one would have read the failure as null.
  */
-public final class ActivityRetryScheduledUpcaster extends SingleEventUpcaster {
+final class ActivityRetryScheduledUpcaster extends SingleEventUpcaster {
 
     static final String TYPE = ActivityRetryScheduledEvent.class.getName();
     private static final SimpleSerializedType TARGET = new SimpleSerializedType(TYPE, "2");

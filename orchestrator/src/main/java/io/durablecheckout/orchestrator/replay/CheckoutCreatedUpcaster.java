@@ -15,7 +15,7 @@ import java.time.Duration;
  * then recorded none; it is read with the defaults in force when policies were not yet recorded (the configuration
  * of the day was not written down; these are the values the code shipped with).
  */
-public final class CheckoutCreatedUpcaster extends SingleEventUpcaster {
+final class CheckoutCreatedUpcaster extends SingleEventUpcaster {
 
     static final String TYPE = CheckoutCreatedEvent.class.getName();
     private static final SimpleSerializedType TARGET = new SimpleSerializedType(TYPE, "2");

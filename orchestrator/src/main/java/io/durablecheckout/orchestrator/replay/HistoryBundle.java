@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
 import io.durablecheckout.orchestrator.checkout.Checkout;
 import io.durablecheckout.orchestrator.checkout.WorkflowPolicy;
-import io.durablecheckout.orchestrator.config.AxonInfrastructureConfiguration;
+import io.durablecheckout.orchestrator.serialization.AxonJson;
 import org.axonframework.eventhandling.DomainEventData;
 import org.axonframework.eventhandling.GenericDomainEventEntry;
 import org.axonframework.serialization.Serializer;
@@ -38,7 +38,7 @@ public final class HistoryBundle {
     public static final Set<String> PERSONAL_FIELDS = Set.of("customerEmail", "paymentToken");
     public static final String REDACTED = "[redacted]";
 
-    private static final Serializer SERIALIZER = AxonInfrastructureConfiguration.strictEventSerializer();
+    private static final Serializer SERIALIZER = AxonJson.strictEventSerializer();
 
     private HistoryBundle() {
     }

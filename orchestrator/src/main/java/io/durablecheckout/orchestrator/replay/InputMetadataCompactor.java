@@ -18,7 +18,7 @@ import java.util.function.BiFunction;
  * and the deadline operations on its last; the events in between keep neither. Replay groups events by the handled
  * message's id ({@code correlationId}), which every event keeps.
  */
-public final class InputMetadataCompactor implements MessageDispatchInterceptor<EventMessage<?>> {
+final class InputMetadataCompactor implements MessageDispatchInterceptor<EventMessage<?>> {
 
     @Nonnull
     @Override

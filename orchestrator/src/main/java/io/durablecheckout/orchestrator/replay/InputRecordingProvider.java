@@ -11,7 +11,7 @@ import java.util.Map;
  * causes. Axon asks correlation providers for every message created while handling a command or a deadline, which
  * is exactly the set of events one input produces.
  */
-public final class InputRecordingProvider implements CorrelationDataProvider {
+final class InputRecordingProvider implements CorrelationDataProvider {
 
     @Nonnull
     @Override

@@ -11,8 +11,8 @@ import io.durablecheckout.api.command.RetryActivityCommand;
 import io.durablecheckout.api.command.StartCheckoutCommand;
 import io.durablecheckout.orchestrator.checkout.Checkout;
 import io.durablecheckout.orchestrator.checkout.Deadlines;
-import io.durablecheckout.orchestrator.config.AxonInfrastructureConfiguration;
-import io.durablecheckout.orchestrator.config.CorrelationConfiguration;
+import io.durablecheckout.orchestrator.serialization.AxonJson;
+import io.durablecheckout.orchestrator.checkout.OperatorMetadata;
 import org.axonframework.commandhandling.CommandMessage;
 import org.axonframework.deadline.DeadlineMessage;
 import org.axonframework.messaging.Message;
@@ -50,7 +50,7 @@ public final class RecordedInputs {
     public static final String DEADLINES = "replay.deadlines";
 
     /** Axon's own mapper: the shapes in metadata are those the event store already uses. */
-    static final ObjectMapper MAPPER = AxonInfrastructureConfiguration.axonObjectMapper();
+    static final ObjectMapper MAPPER = AxonJson.objectMapper();
 
     private static final String INPUT_RESOURCE = RecordedInputs.class.getName() + ".input";
     private static final String DEADLINES_RESOURCE = RecordedInputs.class.getName() + ".deadlines";
@@ -153,7 +153,7 @@ public final class RecordedInputs {
     }
 
     private static void operator(MetaData metaData, Map<String, Object> input) {
-        for (String key : List.of(CorrelationConfiguration.ACTOR, CorrelationConfiguration.REASON)) {
+        for (String key : List.of(OperatorMetadata.ACTOR, OperatorMetadata.REASON)) {
             Object value = metaData.get(key);
             if (value != null) {
                 input.put(key, value.toString());

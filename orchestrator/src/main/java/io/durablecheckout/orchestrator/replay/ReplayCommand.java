@@ -1,8 +1,7 @@
 package io.durablecheckout.orchestrator.replay;
 
 import ch.qos.logback.classic.Level;
-import io.durablecheckout.orchestrator.config.AxonInfrastructureConfiguration;
-import io.durablecheckout.orchestrator.config.EmbeddedPostgresServer;
+import io.durablecheckout.orchestrator.serialization.AxonJson;
 import org.postgresql.ds.PGSimpleDataSource;
 import org.slf4j.LoggerFactory;
 
@@ -23,6 +22,7 @@ import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 /**
  * The command line of the same jar (docs/replay.md): no Spring, no web server, no processors, no deadlines; it only
@@ -51,16 +51,32 @@ public final class ReplayCommand {
 
     private final PrintStream out;
     private final PrintStream err;
+    private final Function<Path, EmbeddedDatabase> embedded;
 
-    ReplayCommand(PrintStream out, PrintStream err) {
-        this.out = out;
-        this.err = err;
+    /**
+     * An embedded PostgreSQL started on a data directory for the run. The application supplies the server (its own
+     * embedded one): replay reads a database, it does not know how one is started.
+     */
+    public interface EmbeddedDatabase extends AutoCloseable {
+        String jdbcUrl();
+
+        @Override
+        void close();
     }
 
-    /** Runs a command line ({@code args[0]} is "replay" or "export") and returns its exit code. */
-    public static int run(String[] args, PrintStream out, PrintStream err) {
+    ReplayCommand(PrintStream out, PrintStream err, Function<Path, EmbeddedDatabase> embedded) {
+        this.out = out;
+        this.err = err;
+        this.embedded = embedded;
+    }
+
+    /**
+     * Runs a command line ({@code args[0]} is "replay" or "export") and returns its exit code; {@code embedded}
+     * starts the embedded database on a data directory when no server runs on it.
+     */
+    public static int run(String[] args, PrintStream out, PrintStream err, Function<Path, EmbeddedDatabase> embedded) {
         quietLogging();
-        return new ReplayCommand(out, err).execute(args);
+        return new ReplayCommand(out, err, embedded).execute(args);
     }
 
     int execute(String[] args) {
@@ -77,9 +93,9 @@ public final class ReplayCommand {
             if (command.equals("replay") && options.containsKey("file")) {
                 return replayFile(Path.of(options.get("file")));
             }
-            try (Database db = Database.open(options)) {
+            try (Database db = Database.open(options, embedded)) {
                 StoredHistories histories = new StoredHistories(db.dataSource(),
-                        AxonInfrastructureConfiguration.strictEventSerializer(), EventUpcasters.chain());
+                        AxonJson.strictEventSerializer(), EventUpcasters.chain());
                 if (command.equals("export")) {
                     return export(histories, options.get("checkout"), options.get("out"));
                 }
@@ -365,9 +381,9 @@ public final class ReplayCommand {
     }
 
     /** The database to read: a URL, a running embedded server's, or the embedded one started for the run. */
-    record Database(DataSource dataSource, EmbeddedPostgresServer started) implements AutoCloseable {
+    record Database(DataSource dataSource, EmbeddedDatabase started) implements AutoCloseable {
 
-        static Database open(Map<String, String> options) {
+        static Database open(Map<String, String> options, Function<Path, EmbeddedDatabase> embedded) {
             PGSimpleDataSource ds = new PGSimpleDataSource();
             ds.setReadOnly(true);
             if (options.containsKey("jdbc-url")) {
@@ -391,7 +407,7 @@ public final class ReplayCommand {
                 ds.setUser("postgres");
                 return new Database(ds, null);
             }
-            EmbeddedPostgresServer server = EmbeddedPostgresServer.start(dir, 0);
+            EmbeddedDatabase server = embedded.apply(dir);
             ds.setUrl(server.jdbcUrl());
             return new Database(ds, server);
         }
@@ -417,11 +433,7 @@ public final class ReplayCommand {
         @Override
         public void close() {
             if (started != null) {
-                try {
-                    started.close();
-                } catch (java.io.IOException e) {
-                    throw new IllegalStateException("stopping the embedded database: " + e.getMessage(), e);
-                }
+                started.close();
             }
         }
     }

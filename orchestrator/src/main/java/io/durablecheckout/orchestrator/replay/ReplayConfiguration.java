@@ -11,7 +11,7 @@ import javax.sql.DataSource;
 
 /** Records, with every Checkout decision, the input that caused it (see {@link RecordedInputs}). */
 @Configuration(proxyBeanMethods = false)
-public class ReplayConfiguration {
+class ReplayConfiguration {
 
     @Bean
     public CorrelationDataProvider inputRecordingProvider() {

@@ -36,6 +36,8 @@ import java.time.Instant;
 public class CheckoutSaga {
 
     public static final String ASSOCIATION = "checkoutId";
+    /** The name of this saga's event processor: Axon's default for it (the class name and "Processor"). */
+    public static final String PROCESSOR = "CheckoutSagaProcessor";
 
     private String checkoutId;
     private boolean cancellationRequested;

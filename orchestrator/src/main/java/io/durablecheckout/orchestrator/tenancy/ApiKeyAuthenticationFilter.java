@@ -1,6 +1,6 @@
 package io.durablecheckout.orchestrator.tenancy;
 
-import io.durablecheckout.orchestrator.web.Problems;
+import io.durablecheckout.orchestrator.http.Problems;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -21,7 +21,7 @@ import java.util.Optional;
  * 401 where a key is needed. A header that is malformed, unknown, revoked or expired: 401 at once. A valid key: the
  * {@link Caller} becomes the principal (authorities {@code ROLE_*}) and a request attribute for the controllers.
  */
-public class ApiKeyAuthenticationFilter extends OncePerRequestFilter {
+class ApiKeyAuthenticationFilter extends OncePerRequestFilter {
 
     private final ApiKeys apiKeys;
 

@@ -4,6 +4,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.core.env.Environment;
 import org.springframework.stereotype.Component;
 
@@ -31,15 +32,17 @@ public class DemoKeys implements SmartInitializingSingleton {
 
     @Override
     public void afterSingletonsInstantiated() {
-        boolean demo = env.getProperty("checkout.demo.enabled", Boolean.class, true);
+        // bound here, not injected: a test re-runs this against other environments
+        AccessProperties.Demo keys = Binder.get(env).bindOrCreate("checkout.demo", AccessProperties.Demo.class);
+        boolean demo = keys.enabled();
         boolean embedded = env.getProperty("spring.datasource.url", "").isBlank();
         apiKeys.ensureLabelledKey("demo", "Demo tenant", "demo:tenant",
-                demo ? env.getProperty("checkout.demo.api-key", "demo-api-key") : null, EnumSet.of(Caller.Role.TENANT));
+                demo ? keys.apiKey() : null, EnumSet.of(Caller.Role.TENANT));
         apiKeys.ensureLabelledKey("operator", "Demo operator", "demo:operator",
-                demo ? env.getProperty("checkout.demo.operator-api-key", "demo-operator-key") : null,
+                demo ? keys.operatorApiKey() : null,
                 EnumSet.of(Caller.Role.OPERATOR_READ, Caller.Role.OPERATOR_REPAIR));
         apiKeys.ensureLabelledKey("admin", "Demo administrator", "demo:admin",
-                demo && embedded ? env.getProperty("checkout.demo.admin-api-key", "demo-admin-key") : null,
+                demo && embedded ? keys.adminApiKey() : null,
                 EnumSet.of(Caller.Role.ADMIN));
         if (demo) {
             log.info("Demo keys active (checkout.demo.enabled=true): tenant 'demo', an operator{}",

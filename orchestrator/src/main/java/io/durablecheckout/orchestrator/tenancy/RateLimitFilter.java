@@ -1,6 +1,6 @@
 package io.durablecheckout.orchestrator.tenancy;
 
-import io.durablecheckout.orchestrator.web.Problems;
+import io.durablecheckout.orchestrator.http.Problems;
 import io.github.bucket4j.Bandwidth;
 import io.github.bucket4j.Bucket;
 import io.github.bucket4j.ConsumptionProbe;
@@ -24,7 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * signed webhooks) are not counted here. The limit is per node, so N nodes allow up to N times the rate: it protects
  * each node from one noisy tenant; it is not a billing quota.
  */
-public class RateLimitFilter extends OncePerRequestFilter {
+class RateLimitFilter extends OncePerRequestFilter {
 
     private final JdbcTemplate jdbc;
     private final long defaultPerSecond;

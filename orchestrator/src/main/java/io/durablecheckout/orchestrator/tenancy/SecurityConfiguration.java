@@ -1,10 +1,9 @@
 package io.durablecheckout.orchestrator.tenancy;
 
-import io.durablecheckout.orchestrator.web.Problems;
-import io.durablecheckout.orchestrator.web.RequestLimitsFilter;
-import org.springframework.core.env.Environment;
+import io.durablecheckout.orchestrator.http.Problems;
+import io.durablecheckout.orchestrator.http.HttpProperties;
+import io.durablecheckout.orchestrator.http.RequestLimitsFilter;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.util.unit.DataSize;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.annotation.Order;
@@ -50,12 +49,10 @@ public class SecurityConfiguration {
 
     @Bean
     @Order(API_CHAIN_ORDER)
-    public SecurityFilterChain apiChain(HttpSecurity http, ApiKeys apiKeys, JdbcTemplate jdbc, Environment env)
-            throws Exception {
-        RequestLimitsFilter limits = new RequestLimitsFilter(
-                env.getProperty("checkout.http.max-body-size", DataSize.class, DataSize.ofKilobytes(64)).toBytes());
-        RateLimitFilter rates = new RateLimitFilter(jdbc,
-                env.getProperty("checkout.rate-limit.requests-per-second", Long.class, 1000L));
+    public SecurityFilterChain apiChain(HttpSecurity http, ApiKeys apiKeys, JdbcTemplate jdbc, HttpProperties limits,
+                                        AccessProperties.RateLimit rateLimit) throws Exception {
+        RequestLimitsFilter bodyLimits = new RequestLimitsFilter(limits.maxBodySize().toBytes());
+        RateLimitFilter rates = new RateLimitFilter(jdbc, rateLimit.requestsPerSecond());
         http.securityMatcher("/api/**")
                 .csrf(AbstractHttpConfigurer::disable)
                 .formLogin(AbstractHttpConfigurer::disable)
@@ -63,7 +60,7 @@ public class SecurityConfiguration {
                 .logout(AbstractHttpConfigurer::disable)
                 .requestCache(AbstractHttpConfigurer::disable)
                 .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
-                .addFilterBefore(limits, AuthorizationFilter.class)
+                .addFilterBefore(bodyLimits, AuthorizationFilter.class)
                 .addFilterAfter(new ApiKeyAuthenticationFilter(apiKeys), RequestLimitsFilter.class)
                 .addFilterAfter(rates, ApiKeyAuthenticationFilter.class)
                 .exceptionHandling(e -> e
@@ -94,8 +91,9 @@ public class SecurityConfiguration {
      */
     @Bean
     @Order(SURFACE_CHAIN_ORDER)
-    public SecurityFilterChain surfaceChain(HttpSecurity http, ApiKeys apiKeys, Environment env) throws Exception {
-        boolean publicOperations = env.getProperty("checkout.security.public-operations", Boolean.class, false);
+    public SecurityFilterChain surfaceChain(HttpSecurity http, ApiKeys apiKeys, AccessProperties access)
+            throws Exception {
+        boolean publicOperations = access.publicOperations();
         http.csrf(AbstractHttpConfigurer::disable)
                 .formLogin(AbstractHttpConfigurer::disable)
                 .httpBasic(AbstractHttpConfigurer::disable)

@@ -1,6 +1,9 @@
 package io.durablecheckout.orchestrator.web;
 
+import io.durablecheckout.orchestrator.http.ApiProblemException;
 import io.durablecheckout.orchestrator.checkout.IllegalCheckoutTransitionException;
+import io.durablecheckout.orchestrator.http.Problems;
+import io.durablecheckout.orchestrator.http.RequestLimitsFilter;
 import org.axonframework.commandhandling.CommandExecutionException;
 import org.axonframework.modelling.command.AggregateNotFoundException;
 import org.axonframework.modelling.command.ConflictingAggregateVersionException;

@@ -1,13 +1,15 @@
 package io.durablecheckout.orchestrator.web;
 
+import io.durablecheckout.orchestrator.service.CheckoutRequest;
+import io.durablecheckout.orchestrator.service.CheckoutService;
+import io.durablecheckout.orchestrator.http.TextLimits;
+import io.durablecheckout.orchestrator.http.ApiProblemException;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import io.durablecheckout.api.checkout.CancellationReason;
 import io.durablecheckout.api.command.RequestCancellationCommand;
 import io.durablecheckout.api.values.CheckoutId;
 import io.durablecheckout.api.values.TenantId;
 import io.durablecheckout.orchestrator.checkout.CheckoutState;
-import io.durablecheckout.orchestrator.faults.CrashPoint;
-import io.durablecheckout.orchestrator.faults.CrashPoints;
 import io.durablecheckout.orchestrator.readmodel.CheckoutView;
 import io.durablecheckout.orchestrator.tenancy.Caller;
 import org.axonframework.commandhandling.gateway.CommandGateway;
@@ -40,13 +42,11 @@ public class CheckoutController {
     private final CheckoutService checkouts;
     private final CommandGateway commands;
     private final Clock clock;
-    private final CrashPoints crashes;
 
-    public CheckoutController(CheckoutService checkouts, CommandGateway commands, Clock clock, CrashPoints crashes) {
+    public CheckoutController(CheckoutService checkouts, CommandGateway commands, Clock clock) {
         this.checkouts = checkouts;
         this.commands = commands;
         this.clock = clock;
-        this.crashes = crashes;
     }
 
     public record Accepted(String checkoutId, String state, Map<String, String> links) {
@@ -64,9 +64,6 @@ public class CheckoutController {
                                           @RequestHeader(name = "Idempotency-Key", required = false) String idempotencyKey,
                                           @RequestBody(required = false) CheckoutRequest request) {
         CheckoutService.Submitted submitted = checkouts.submit(new TenantId(caller.tenantId()), idempotencyKey, request);
-        if (!submitted.replayed()) {
-            crashes.reached(CrashPoint.HTTP_ACCEPTED); // fault injection: created and committed, never answered
-        }
         String id = submitted.checkoutId().value();
         String state = submitted.replayed()
                 ? checkouts.find(caller, id).map(v -> v.state).orElse(CheckoutState.CREATED.wireName())

@@ -1,12 +1,15 @@
 package io.durablecheckout.orchestrator.web;
 
+import io.durablecheckout.orchestrator.service.CheckoutService;
+import io.durablecheckout.orchestrator.http.TextLimits;
+import io.durablecheckout.orchestrator.http.ApiProblemException;
 import io.durablecheckout.api.checkout.CancellationReason;
 import io.durablecheckout.api.checkout.ManualResolution;
 import io.durablecheckout.api.command.RequestCancellationCommand;
 import io.durablecheckout.api.command.ResolveManualReviewCommand;
 import io.durablecheckout.api.command.RetryActivityCommand;
 import io.durablecheckout.api.values.CheckoutId;
-import io.durablecheckout.orchestrator.config.CorrelationConfiguration;
+import io.durablecheckout.orchestrator.checkout.OperatorMetadata;
 import io.durablecheckout.orchestrator.readmodel.CheckoutView;
 import io.durablecheckout.orchestrator.tenancy.AuditLog;
 import io.durablecheckout.orchestrator.tenancy.Caller;
@@ -122,9 +125,9 @@ public class OperatorController {
 
     private void send(Object command, Caller caller, String reason, Instant now) {
         commands.sendAndWait(GenericCommandMessage.asCommandMessage(command).andMetaData(MetaData.with(
-                        CorrelationConfiguration.ACTOR, "operator:" + caller.tenantId())
-                .and(CorrelationConfiguration.REASON, reason)
-                .and(CorrelationConfiguration.ACTED_AT, now.toString())));
+                        OperatorMetadata.ACTOR, "operator:" + caller.tenantId())
+                .and(OperatorMetadata.REASON, reason)
+                .and(OperatorMetadata.ACTED_AT, now.toString())));
     }
 
     private ResponseEntity<CheckoutView> current(Caller caller, String checkoutId) {

@@ -1,5 +1,7 @@
 package io.durablecheckout.orchestrator.web;
 
+import io.durablecheckout.orchestrator.http.TextLimits;
+import io.durablecheckout.orchestrator.http.ApiProblemException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.durablecheckout.activities.payments.WebhookSecret;
@@ -15,7 +17,6 @@ import org.axonframework.eventsourcing.eventstore.DomainEventStream;
 import org.axonframework.eventsourcing.eventstore.EventStore;
 import org.axonframework.commandhandling.gateway.CommandGateway;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.core.env.Environment;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -69,14 +70,14 @@ public class PaymentCallbackController implements org.springframework.beans.fact
 
     public PaymentCallbackController(CommandGateway commands, EventStore eventStore, JdbcTemplate jdbc,
                                      TransactionTemplate transactions, Clock clock, WebhookSecret secret,
-                                     Environment env) {
+                                     WebhookProperties properties) {
         this.commands = commands;
         this.eventStore = eventStore;
         this.jdbc = jdbc;
         this.transactions = transactions;
         this.clock = clock;
         this.secret = secret;
-        this.tolerance = env.getProperty("checkout.payments.webhook-tolerance", Duration.class, Duration.ofMinutes(5));
+        this.tolerance = properties.webhookTolerance();
     }
 
     /** Resolve (for the demo: generate) the secret at startup, not in the first request that needs it. */

@@ -1,5 +1,8 @@
 package io.durablecheckout.orchestrator.web;
 
+import io.durablecheckout.orchestrator.service.CheckoutService;
+import io.durablecheckout.orchestrator.http.TextLimits;
+import io.durablecheckout.orchestrator.http.ApiProblemException;
 import io.durablecheckout.activities.privacy.PersonalDataVault;
 import io.durablecheckout.orchestrator.tenancy.AuditLog;
 import io.durablecheckout.orchestrator.tenancy.Caller;

@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator.web;
 
+import io.durablecheckout.orchestrator.http.ApiProblemException;
 import io.durablecheckout.orchestrator.readmodel.CheckoutSummaryRebuild;
 import io.durablecheckout.orchestrator.tenancy.Caller;
 import org.axonframework.eventhandling.tokenstore.UnableToClaimTokenException;

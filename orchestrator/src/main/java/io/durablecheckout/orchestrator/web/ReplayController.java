@@ -1,5 +1,7 @@
 package io.durablecheckout.orchestrator.web;
 
+import io.durablecheckout.orchestrator.service.CheckoutService;
+import io.durablecheckout.orchestrator.http.ApiProblemException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.durablecheckout.api.checkout.CheckoutEvent;
 import io.durablecheckout.orchestrator.readmodel.CheckoutView;

@@ -19,11 +19,25 @@ import java.util.SplittableRandom;
 import java.util.UUID;
 import java.util.random.RandomGenerator;
 
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
-/** The boundaries of docs/architecture.md, as rules the build enforces. */
+/**
+ * The boundaries of docs/architecture.md ("Packages and their directions"), as rules the build enforces. Production
+ * classes only: tests may reach anything.
+ */
 class ArchitectureTest {
+
+    private static final String ORCHESTRATOR = "io.durablecheckout.orchestrator";
+    private static final String ACTIVITIES = "io.durablecheckout.activities";
+
+    private static String pkg(String name) {
+        return ORCHESTRATOR + "." + name + "..";
+    }
 
     static JavaClasses classes;
 
@@ -104,6 +118,108 @@ class ArchitectureTest {
     void theWebLayerSendsCommandsAndDoesNotTouchTheAggregate() {
         noClasses().that().resideInAPackage("io.durablecheckout.orchestrator.web..")
                 .should().dependOnClassesThat().haveSimpleName("Checkout")
+                .check(classes);
+    }
+
+    // ---- packages and their directions ------------------------------------------------------------------------
+
+    @Test
+    void theOrchestratorsPackagesHaveNoCycles() {
+        slices().matching(ORCHESTRATOR + ".(*)..").should().beFreeOfCycles().check(classes);
+    }
+
+    @Test
+    void theActivityServicesHaveNoCycles() {
+        slices().matching(ACTIVITIES + ".(*)..").should().beFreeOfCycles().check(classes);
+    }
+
+    /** Fault injection plugs into the product from outside (interceptors, a filter, the activities' seams). */
+    @Test
+    void nothingDependsOnFaultInjection() {
+        noClasses().that().resideOutsideOfPackage(pkg("faults"))
+                .should().dependOnClassesThat().resideInAPackage(pkg("faults"))
+                .check(classes);
+    }
+
+    /**
+     * The payment provider simulator belongs to the embedded demo: only its own package and the activities' wiring
+     * that switches it on ({@code checkout.simulator.enabled}) name it. The production webhook controller verifies
+     * signatures with the payments service's {@code WebhookSignatures}, which the simulator uses too.
+     */
+    @Test
+    void productionCodeDoesNotUseTheSimulator() {
+        noClasses().that().resideOutsideOfPackage(ACTIVITIES + ".simulator..")
+                .and().doNotHaveFullyQualifiedName(ACTIVITIES + ".ActivitiesConfiguration")
+                .should().dependOnClassesThat().resideInAPackage(ACTIVITIES + ".simulator..")
+                .check(classes);
+    }
+
+    /** {@code config} wires the application: only the entry points depend on it (the benchmarks are their own module). */
+    @Test
+    void onlyTheEntryPointsDependOnTheWiring() {
+        classes().that().resideInAPackage(pkg("config"))
+                .should().onlyHaveDependentClassesThat(resideInAnyPackage(pkg("config"), ORCHESTRATOR))
+                .check(classes);
+    }
+
+    /** Problem details, request limits and the events' JSON shape sit at the bottom: they know no package of ours. */
+    @Test
+    void httpPlumbingAndSerializationDependOnNothingOfOurs() {
+        for (String bottom : new String[] {"http", "serialization"}) {
+            classes().that().resideInAPackage(pkg(bottom))
+                    .should().onlyDependOnClassesThat(resideInAPackage(pkg(bottom))
+                            .or(resideOutsideOfPackage("io.durablecheckout..")))
+                    .check(classes);
+        }
+    }
+
+    /** The HTTP layer (API and dashboard) is on top: the parts below it never call up into it. */
+    @Test
+    void nothingBelowTheHttpLayerDependsOnIt() {
+        noClasses().that().resideInAnyPackage(pkg("checkout"), pkg("saga"), pkg("readmodel"), pkg("replay"),
+                        pkg("deadletter"), pkg("tenancy"), pkg("admission"), pkg("cluster"), pkg("http"),
+                        pkg("serialization"), pkg("faults"), pkg("service"))
+                .should().dependOnClassesThat().resideInAnyPackage(pkg("web"), pkg("dashboard"))
+                .check(classes);
+        noClasses().that().resideInAPackage(pkg("web"))
+                .should().dependOnClassesThat().resideInAPackage(pkg("dashboard"))
+                .check(classes);
+    }
+
+    /** The aggregate and the saga are the core: they know the published language and each other, nothing above. */
+    @Test
+    void theCoreDependsOnNothingAboveIt() {
+        noClasses().that().resideInAnyPackage(pkg("checkout"), pkg("saga"))
+                .should().dependOnClassesThat().resideInAnyPackage(pkg("web"), pkg("dashboard"), pkg("tenancy"),
+                        pkg("admission"), pkg("readmodel"), pkg("replay"), pkg("deadletter"), pkg("config"),
+                        pkg("faults"), pkg("cluster"), pkg("http"), pkg("serialization"), pkg("service"))
+                .check(classes);
+        noClasses().that().resideInAPackage(pkg("checkout"))
+                .should().dependOnClassesThat().resideInAPackage(pkg("saga"))
+                .check(classes);
+    }
+
+    /**
+     * The activity services do not call each other (they meet through the event store); their shared kernel (the
+     * package's root: fenced operations, leases, metrics) knows none of them, only the two configurations do.
+     */
+    @Test
+    void activityServicesAreIndependent() {
+        String[] services = {"inventory", "payments", "receipts"};
+        for (String service : services) {
+            for (String other : services) {
+                if (!other.equals(service)) {
+                    noClasses().that().resideInAPackage(ACTIVITIES + "." + service + "..")
+                            .should().dependOnClassesThat().resideInAPackage(ACTIVITIES + "." + other + "..")
+                            .check(classes);
+                }
+            }
+        }
+        noClasses().that().resideInAPackage(ACTIVITIES)
+                .and().doNotHaveFullyQualifiedName(ACTIVITIES + ".ActivitiesConfiguration")
+                .and().doNotHaveFullyQualifiedName(ACTIVITIES + ".ActivitiesAutoConfiguration")
+                .should().dependOnClassesThat().resideInAnyPackage(ACTIVITIES + ".inventory..",
+                        ACTIVITIES + ".payments..", ACTIVITIES + ".receipts..", ACTIVITIES + ".simulator..")
                 .check(classes);
     }
 }

@@ -5,7 +5,7 @@ import io.durablecheckout.activities.inventory.InventoryAdmin;
 import io.durablecheckout.activities.payments.WebhookSecret;
 import io.durablecheckout.activities.payments.WebhookSignatures;
 import io.durablecheckout.api.values.Step;
-import io.durablecheckout.orchestrator.web.CheckoutService;
+import io.durablecheckout.orchestrator.service.CheckoutService;
 import io.durablecheckout.api.values.TenantId;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;

@@ -6,7 +6,7 @@ import io.durablecheckout.api.checkout.ActivityRetryScheduledEvent;
 import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
 import io.durablecheckout.api.checkout.CheckoutEvent;
 import io.durablecheckout.api.checkout.StockReservedEvent;
-import io.durablecheckout.orchestrator.config.AxonInfrastructureConfiguration;
+import io.durablecheckout.orchestrator.serialization.AxonJson;
 import org.axonframework.serialization.Revision;
 import org.axonframework.serialization.Serializer;
 import org.axonframework.serialization.SimpleSerializedObject;
@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** Every event has a revision, events are read strictly, and old revisions are read through the upcasters. */
 class EventEvolutionTest {
 
-    private final Serializer events = AxonInfrastructureConfiguration.strictEventSerializer();
+    private final Serializer events = AxonJson.strictEventSerializer();
 
     @Test
     void every_event_type_declares_its_revision() {

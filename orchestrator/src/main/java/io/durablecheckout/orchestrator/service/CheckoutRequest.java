@@ -1,4 +1,4 @@
-package io.durablecheckout.orchestrator.web;
+package io.durablecheckout.orchestrator.service;
 
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;

@@ -1,5 +1,7 @@
-package io.durablecheckout.orchestrator.web;
+package io.durablecheckout.orchestrator.service;
 
+import io.durablecheckout.orchestrator.http.TextLimits;
+import io.durablecheckout.orchestrator.http.ApiProblemException;
 import io.durablecheckout.api.values.LineItem;
 import io.durablecheckout.api.values.Money;
 import io.durablecheckout.api.values.Sku;

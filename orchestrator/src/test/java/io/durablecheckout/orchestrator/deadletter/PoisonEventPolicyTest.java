@@ -1,4 +1,4 @@
-package io.durablecheckout.orchestrator.config;
+package io.durablecheckout.orchestrator.deadletter;
 
 import io.durablecheckout.activities.PoisonInputException;
 import io.durablecheckout.api.activity.ReceiptDeliverySucceededEvent;

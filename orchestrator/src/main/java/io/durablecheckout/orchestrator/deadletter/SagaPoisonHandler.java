@@ -1,4 +1,4 @@
-package io.durablecheckout.orchestrator.config;
+package io.durablecheckout.orchestrator.deadletter;
 
 import io.durablecheckout.api.activity.ActivityHeartbeatEvent;
 import io.durablecheckout.api.activity.ActivityResultEvent;
@@ -20,7 +20,7 @@ import java.util.function.Supplier;
  * The saga only routes: an activity's result or heartbeat becomes a command on its checkout, and every decision is
  * the aggregate's, fenced by token. So a result that fails the same way on every retry (the aggregate cannot handle
  * it, or cannot be loaded) is parked here, in the same table as the processors' dead letters (processing group
- * {@value EventProcessingConfiguration#SAGA_PROCESSOR}, sequence = checkout id), and the saga moves on: the other
+ * CheckoutSagaProcessor, sequence = checkout id), and the saga moves on: the other
  * checkouts keep going, and the parked checkout is not silently lost, because the lease of the step whose result was
  * parked still runs out, is re-issued, and after {@code max-attempts} leases the checkout goes to manual review
  * (while every parked result is listed, with its cause, under /api/v1/operator/dead-letters). A later result of the

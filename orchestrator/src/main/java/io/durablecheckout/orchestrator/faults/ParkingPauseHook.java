@@ -1,5 +1,6 @@
-package io.durablecheckout.activities;
+package io.durablecheckout.orchestrator.faults;
 
+import io.durablecheckout.activities.WorkerPauseHook;
 import io.durablecheckout.api.checkout.ActivityIntent;
 import io.durablecheckout.api.values.Step;
 import org.slf4j.Logger;
@@ -12,11 +13,12 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * Fault injection, off unless configured: parks a worker that has read an intent for {@code step} with fencing token
  * {@code token} for {@code duration}, before it touches its resource. It reproduces the seed's stale owner (a worker
- * that pauses past its lease) deterministically, in a separate process too.
+ * that pauses past its lease) deterministically, in a separate process too. The activities call it through their
+ * {@link WorkerPauseHook} seam (inside the lease hold, before the handler).
  * <p>
  * {@code checkout.fault-injection.park-step=reserve-stock}, {@code …park-token=1}, {@code …park-duration=45s}.
  */
-public final class ParkingPauseHook implements WorkerPauseHook {
+final class ParkingPauseHook implements WorkerPauseHook {
 
     private static final Logger log = LoggerFactory.getLogger(ParkingPauseHook.class);
 
@@ -24,7 +26,7 @@ public final class ParkingPauseHook implements WorkerPauseHook {
     private final long token;
     private final Duration duration;
 
-    public ParkingPauseHook(String step, long token, Duration duration) {
+    ParkingPauseHook(String step, long token, Duration duration) {
         this.step = Step.valueOf(step.toUpperCase(Locale.ROOT).replace('-', '_'));
         this.token = token;
         this.duration = duration;

@@ -1,4 +1,4 @@
-package io.durablecheckout.orchestrator.config;
+package io.durablecheckout.orchestrator.deadletter;
 
 import org.axonframework.common.AxonTransientException;
 import org.axonframework.common.jdbc.JdbcException;

@@ -1,4 +1,4 @@
-package io.durablecheckout.orchestrator.web;
+package io.durablecheckout.orchestrator.http;
 
 import java.util.List;
 

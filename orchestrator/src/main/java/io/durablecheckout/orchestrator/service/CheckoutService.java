@@ -1,5 +1,6 @@
-package io.durablecheckout.orchestrator.web;
+package io.durablecheckout.orchestrator.service;
 
+import io.durablecheckout.orchestrator.http.ApiProblemException;
 import io.durablecheckout.activities.privacy.PersonalDataVault;
 
 import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
@@ -42,7 +43,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The entry point both the HTTP controller and the in-process benchmark use to submit and read checkouts.
+ * The entry point the HTTP controllers, the dashboard and the benchmark harness use to submit and read checkouts.
  */
 @Service
 public class CheckoutService {
