@@ -55,13 +55,11 @@ final class Results {
      */
     static Outcome read(ActivityResultEvent result, CheckoutId id, Lease authorization) {
         if (result instanceof StockReservationSucceededEvent r) {
-            return Outcome.of(r.step(), Result.SUCCEEDED,
-                    new StockReservedEvent(id, r.operationId(), r.fencingToken()));
+            return done(r, new StockReservedEvent(id, r.operationId(), r.fencingToken()));
         } else if (result instanceof StockReservationRejectedEvent r) {
             return new Outcome(r.step(), Result.FAILED, null, r.reason(), r.detail());
         } else if (result instanceof PaymentAuthorizationSucceededEvent r) {
-            return Outcome.of(r.step(), Result.SUCCEEDED,
-                    new PaymentAuthorizedEvent(id, r.operationId(), r.fencingToken(), r.providerReference()));
+            return done(r, new PaymentAuthorizedEvent(id, r.operationId(), r.fencingToken(), r.providerReference()));
         } else if (result instanceof PaymentAuthorizationDeclinedEvent r) {
             return Outcome.of(r.step(), Result.FAILED,
                     new PaymentDeclinedEvent(id, r.operationId(), r.fencingToken(), r.reason()));
@@ -72,22 +70,21 @@ final class Results {
         } else if (result instanceof PaymentLookupAnsweredEvent r) {
             return lookup(r, id, authorization);
         } else if (result instanceof PaymentVoidSucceededEvent r) {
-            return Outcome.of(r.step(), Result.SUCCEEDED,
-                    new PaymentVoidedEvent(id, r.operationId(), r.fencingToken(), r.providerReference()));
+            return done(r, new PaymentVoidedEvent(id, r.operationId(), r.fencingToken(), r.providerReference()));
         } else if (result instanceof PaymentRefundSucceededEvent r) {
-            return Outcome.of(r.step(), Result.SUCCEEDED,
-                    new PaymentRefundedEvent(id, r.operationId(), r.fencingToken(), r.providerReference()));
+            return done(r, new PaymentRefundedEvent(id, r.operationId(), r.fencingToken(), r.providerReference()));
         } else if (result instanceof StockReleaseSucceededEvent r) {
-            return Outcome.of(r.step(), Result.SUCCEEDED,
-                    new StockReleasedEvent(id, r.operationId(), r.fencingToken()));
+            return done(r, new StockReleasedEvent(id, r.operationId(), r.fencingToken()));
         } else if (result instanceof CancellationNoticeDeliverySucceededEvent r) {
-            return Outcome.of(r.step(), Result.SUCCEEDED,
-                    new CancellationNoticeSentEvent(id, r.operationId(), r.fencingToken()));
+            return done(r, new CancellationNoticeSentEvent(id, r.operationId(), r.fencingToken()));
         } else if (result instanceof ReceiptDeliverySucceededEvent r) {
-            return Outcome.of(r.step(), Result.SUCCEEDED,
-                    new ReceiptSentEvent(id, r.operationId(), r.fencingToken()));
+            return done(r, new ReceiptSentEvent(id, r.operationId(), r.fencingToken()));
         }
         throw new IllegalStateException("Unhandled activity result " + result.getClass().getName());
+    }
+
+    private static Outcome done(ActivityResultEvent result, CheckoutEvent fact) {
+        return Outcome.of(result.step(), Result.SUCCEEDED, fact);
     }
 
     /** The payment was authorized (evidence other than the worker's own result), recorded under {@code authorization}. */

@@ -108,26 +108,12 @@ final class WorkflowDiagram {
         List<String> next = new ArrayList<>(events);
         CheckoutState to = null;
         switch (then.move()) {
-            case ISSUE -> {
-                next.add(Workflow.row(then.step()).request().getSimpleName());
-                to = Workflow.pendingState(then.step());
-            }
-            case CONFIRM -> {
-                next.add("CheckoutConfirmedEvent");
-                to = CheckoutState.CONFIRMED;
-            }
-            case COMPLETE -> {
-                next.add("CheckoutCompletedEvent");
-                to = CheckoutState.COMPLETED;
-            }
-            case CANCEL -> {
-                next.add("CheckoutCancelledEvent");
-                to = CheckoutState.CANCELLED;
-            }
-            case RECONCILE -> {
-                next.add("PaymentReconciliationScheduledEvent");
-                to = CheckoutState.RECONCILIATION_PENDING;
-            }
+            case ISSUE -> to = append(next, Workflow.row(then.step()).request().getSimpleName(),
+                    Workflow.pendingState(then.step()));
+            case CONFIRM -> to = append(next, "CheckoutConfirmedEvent", CheckoutState.CONFIRMED);
+            case COMPLETE -> to = append(next, "CheckoutCompletedEvent", CheckoutState.COMPLETED);
+            case CANCEL -> to = append(next, "CheckoutCancelledEvent", CheckoutState.CANCELLED);
+            case RECONCILE -> to = append(next, "PaymentReconciliationScheduledEvent", CheckoutState.RECONCILIATION_PENDING);
             case LOOK_AGAIN -> {
                 arrow(row.pendingState(), CheckoutState.RECONCILIATION_PENDING,
                         why + ", lookups left / " + join(next, "PaymentReconciliationScheduledEvent"));
@@ -212,6 +198,11 @@ final class WorkflowDiagram {
 
     private static String name(Result result) {
         return result.name().toLowerCase(Locale.ROOT).replace('_', ' ');
+    }
+
+    private static CheckoutState append(List<String> events, String event, CheckoutState to) {
+        events.add(event);
+        return to;
     }
 
     private static String join(List<String> events, String last) {
