@@ -206,7 +206,7 @@ public final class Workflow {
     static final Map<CheckoutState, String> COMPENSATE_ON_CANCEL = Map.of(
             CheckoutState.STOCK_RESERVED, "while the authorization waits for a retry",
             CheckoutState.COMPLETED, "after completion",
-            CheckoutState.MANUAL_REVIEW, "in manual review, unless blocked on a compensation (issued again)");
+            CheckoutState.MANUAL_REVIEW, "in manual review");
 
     private static final Map<Step, Row> BY_STEP = new EnumMap<>(Step.class);
 
