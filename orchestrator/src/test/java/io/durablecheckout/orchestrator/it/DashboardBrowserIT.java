@@ -77,8 +77,7 @@ class DashboardBrowserIT extends IntegrationTestBase {
         applyFilter();
         WebElement link = wait(15).until(ExpectedConditions.elementToBeClickable(
                 By.cssSelector("tr[data-id='" + id + "'] a.open")));
-        assertThat(browser.findElements(By.cssSelector("#checkouts tbody tr")))
-                .allMatch(row -> row.getText().contains("manual_review"));
+        assertThat(texts(By.cssSelector("#checkouts tbody tr"))).allMatch(row -> row.contains("manual_review"));
         for (String token : List.of("tok_timeout_then_approve", "tok_provider_down", "tok_slow", "tok_approve")) {
             api.startCheckout("browser-mix-" + UUID.randomUUID(), HttpApi.checkoutBody("SKU-0107", 1, 1875, token));
         }
@@ -94,8 +93,8 @@ class DashboardBrowserIT extends IntegrationTestBase {
         browser.findElement(By.id("repair-reference")).sendKeys("psp-ref-4711");
         browser.findElement(By.id("repair-reason")).sendKeys("provider confirmed the charge by phone");
         browser.findElement(By.id("repair-preview")).click();
-        WebElement preview = wait(10).until(ExpectedConditions.visibilityOfElementLocated(By.id("repair-preview-box")));
-        assertThat(preview.getText()).contains("ManualReviewResolvedEvent", "PaymentAuthorizedEvent",
+        wait(10).until(ExpectedConditions.visibilityOfElementLocated(By.id("repair-preview-box")));
+        assertThat(text(By.id("repair-preview-box"))).contains("ManualReviewResolvedEvent", "PaymentAuthorizedEvent",
                 "ReceiptRequestedEvent", id + "/send-receipt");
         browser.findElement(By.id("repair-confirm")).click();
 
@@ -107,11 +106,11 @@ class DashboardBrowserIT extends IntegrationTestBase {
         // the provider still answers PENDING for this token: the provider's view beside the checkout's flags it
         browser.findElement(By.id("ask-provider")).click();
         wait(10).until(ExpectedConditions.visibilityOfElementLocated(By.id("mismatch")));
-        assertThat(browser.findElement(By.id("provider-says")).getText()).contains("PENDING");
+        wait(10).until(ExpectedConditions.textToBePresentInElementLocated(By.id("provider-says"), "PENDING"));
         // today's code makes the same decisions on this history
         browser.findElement(By.id("replay-run")).click();
-        assertThat(wait(30).until(ExpectedConditions.visibilityOfElementLocated(By.id("replay-verdict"))).getText())
-                .contains("identical");
+        wait(30).until(ExpectedConditions.visibilityOfElementLocated(By.id("replay-verdict")));
+        assertThat(text(By.id("replay-verdict"))).contains("identical");
         browser.manage().window().setSize(new Dimension(1400, 2600));
         Browser.screenshot(browser, "detail");
         browser.manage().window().setSize(new Dimension(1400, 1000));
@@ -130,11 +129,10 @@ class DashboardBrowserIT extends IntegrationTestBase {
         browser.get(url("/dashboard#/checkouts"));
         wait(10).until(ExpectedConditions.elementToBeClickable(By.id("f-stuck"))).click();
         applyFilter();
-        WebElement row = wait(15).until(ExpectedConditions.visibilityOfElementLocated(
-                By.cssSelector("tr[data-id='" + id + "']")));
-        assertThat(row.getText()).contains("stuck", "manual_review");
+        wait(15).until(ExpectedConditions.visibilityOfElementLocated(By.cssSelector("tr[data-id='" + id + "']")));
+        assertThat(text(By.cssSelector("tr[data-id='" + id + "']"))).contains("stuck", "manual_review");
         assertThat(browser.findElements(By.cssSelector("tr[data-id='" + fresh + "']"))).isEmpty();
-        assertThat(Integer.parseInt(browser.findElement(By.id("count-stuck")).getText())).isGreaterThanOrEqualTo(1);
+        assertThat(Integer.parseInt(text(By.id("count-stuck")))).isGreaterThanOrEqualTo(1);
     }
 
     @Test
@@ -150,11 +148,11 @@ class DashboardBrowserIT extends IntegrationTestBase {
         new Select(browser.findElement(By.id("repair-action"))).selectByValue("cancel");
         browser.findElement(By.id("repair-reason")).sendKeys("customer asked on the phone");
         browser.findElement(By.id("repair-preview")).click();
-        WebElement preview = wait(10).until(ExpectedConditions.visibilityOfElementLocated(By.id("repair-preview-box")));
+        wait(10).until(ExpectedConditions.visibilityOfElementLocated(By.id("repair-preview-box")));
         // blocked on the lookup with an authorization issued, no receipt: void first (docs/workflow.md)
-        assertThat(preview.getText()).contains("CheckoutCancellationRequestedEvent", "PaymentVoidRequestedEvent",
+        assertThat(text(By.id("repair-preview-box"))).contains("CheckoutCancellationRequestedEvent", "PaymentVoidRequestedEvent",
                 id + "/void-payment");
-        assertThat(browser.findElement(By.id("preview-operations")).getText()).isEqualTo(id + "/void-payment");
+        assertThat(text(By.id("preview-operations"))).isEqualTo(id + "/void-payment");
         // the preview acted on nothing
         assertThat(count("SELECT count(*) FROM domainevententry WHERE aggregateidentifier = ?", id)).isEqualTo(events);
         assertThat(count("SELECT count(*) FROM scheduled_tasks WHERE position(convert_to(?, 'UTF8') IN task_data) > 0",
@@ -176,7 +174,7 @@ class DashboardBrowserIT extends IntegrationTestBase {
         browser.get(url("/dashboard#/processors"));
         WebElement processors = wait(10).until(ExpectedConditions.presenceOfElementLocated(By.cssSelector(".processor")));
         wait(10).until(ExpectedConditions.textToBePresentInElementLocated(By.id("processors"), "checkout-summary"));
-        assertThat(browser.findElement(By.id("processors")).getText()).contains("CheckoutSagaProcessor", "caught up");
+        assertThat(text(By.id("processors"))).contains("CheckoutSagaProcessor", "caught up");
         assertThat(processors).isNotNull();
         wait(10).until(ExpectedConditions.textToBePresentInElementLocated(By.id("dead-letters"), "Dead letters"));
         browser.manage().window().setSize(new Dimension(1400, 1700));
@@ -233,12 +231,22 @@ class DashboardBrowserIT extends IntegrationTestBase {
         return "http://localhost:" + port + path;
     }
 
+    /**
+     * An element's text, read again if the page re-rendered it between the find and the read (the dashboard refreshes
+     * its views while a test reads them: a stale reference is a re-render, not a failure).
+     */
+    private static String text(By by) {
+        return wait(10).ignoring(org.openqa.selenium.StaleElementReferenceException.class)
+                .until(d -> d.findElement(by).getText());
+    }
+
+    private static List<String> texts(By by) {
+        return wait(10).ignoring(org.openqa.selenium.StaleElementReferenceException.class)
+                .until(d -> d.findElements(by).stream().map(WebElement::getText).toList());
+    }
+
     private static WebDriverWait wait(int seconds) {
         return new WebDriverWait(browser, Duration.ofSeconds(seconds));
     }
 
-    @SuppressWarnings("unused")
-    private static List<String> texts(List<WebElement> elements) {
-        return elements.stream().map(WebElement::getText).toList();
-    }
 }

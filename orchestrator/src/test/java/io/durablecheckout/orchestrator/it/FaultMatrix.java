@@ -114,7 +114,9 @@ final class FaultMatrix {
                 first.kill9();
                 throw new AssertionError("crash point " + point.slug() + " was never reached " + after + " times");
             }
-            return r.recoverAndJudge("kill -9", point.slug(), run);
+            // the recovering node has the same workflow settings (the checkouts' own are recorded in their histories)
+            return r.recoverAndJudge("kill -9", point.slug(), run,
+                    extraArgs.stream().filter(a -> a.startsWith("--checkout.workflow.")).toList());
         }
     }
 
@@ -375,8 +377,12 @@ final class FaultMatrix {
 
         /** Recovery after the first node died: a fresh node on the same database finishes the work. */
         Result recoverAndJudge(String fault, String boundary, int run) throws Exception {
+            return recoverAndJudge(fault, boundary, run, List.of());
+        }
+
+        Result recoverAndJudge(String fault, String boundary, int run, List<String> args) throws Exception {
             long started = System.nanoTime();
-            NodeProcess second = node("n2", List.of());
+            NodeProcess second = node("n2", args);
             port.set(second.port());
             return judge(fault, boundary, run, started);
         }
@@ -412,7 +418,8 @@ final class FaultMatrix {
             // review by design. Any other there means the product gave up on work it could have finished (a pause
             // that burns every lease, say), which "settled" would otherwise hide.
             accepted.stream().filter(id -> "manual_review".equals(states.get(id)))
-                    .filter(id -> !MANUAL_REVIEW_BY_DESIGN.contains(tokenOf.get(id))).sorted()
+                    .filter(id -> !MANUAL_REVIEW_BY_DESIGN.contains(tokenOf.getOrDefault(id, "(token not recorded)")))
+                    .sorted()
                     .forEach(id -> violations.add("manual review for a checkout that should finish on its own: " + id
                             + " (" + tokenOf.get(id) + "): " + reviewReason(id)));
             // the counting itself: a completed checkout's authorization and receipt must have reached the provider and

@@ -293,6 +293,7 @@ class ScaleOutIT {
             }
             return false;
         });
+        r.tokenOf.put(id[0], order.token());
         r.accepted.add(id[0]);
         if (order.cancelWhenCompleted()) {
             r.toCancel.add(id[0]);
@@ -327,6 +328,7 @@ class ScaleOutIT {
             }
             return false; // 422: the inventory process has not seeded the catalogue yet
         });
+        r.tokenOf.put(id[0], "tok_approve");
         return id[0];
     }
 
