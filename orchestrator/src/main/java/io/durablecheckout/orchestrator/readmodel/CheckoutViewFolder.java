@@ -6,7 +6,6 @@ import io.durablecheckout.api.checkout.ActivityLeaseDeferredEvent;
 import io.durablecheckout.api.checkout.ActivityLeaseRenewedEvent;
 import io.durablecheckout.api.checkout.ActivityResultRejectedEvent;
 import io.durablecheckout.api.checkout.ActivityRetryScheduledEvent;
-import io.durablecheckout.api.checkout.CancellationNoticeRequestedEvent;
 import io.durablecheckout.api.checkout.CancellationNoticeSentEvent;
 import io.durablecheckout.api.checkout.CheckoutCancellationRequestedEvent;
 import io.durablecheckout.api.checkout.CheckoutCancelledEvent;
@@ -19,26 +18,21 @@ import io.durablecheckout.api.checkout.ManualResolution;
 import io.durablecheckout.api.checkout.ManualReviewResolvedEvent;
 import io.durablecheckout.api.checkout.ProviderNotificationHeldEvent;
 import io.durablecheckout.api.checkout.OperatorRetryRequestedEvent;
-import io.durablecheckout.api.checkout.PaymentAuthorizationRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentAuthorizedEvent;
 import io.durablecheckout.api.checkout.PaymentDeclinedEvent;
 import io.durablecheckout.api.checkout.PaymentOutcomeDisputedEvent;
 import io.durablecheckout.api.checkout.PaymentOutcomeUnknownEvent;
 import io.durablecheckout.api.checkout.PaymentReconciliationRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentReconciliationScheduledEvent;
-import io.durablecheckout.api.checkout.PaymentRefundRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentRefundedEvent;
-import io.durablecheckout.api.checkout.PaymentVoidRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentVoidedEvent;
-import io.durablecheckout.api.checkout.ReceiptRequestedEvent;
 import io.durablecheckout.api.checkout.ReceiptSentEvent;
-import io.durablecheckout.api.checkout.StockReleaseRequestedEvent;
 import io.durablecheckout.api.checkout.StockReleasedEvent;
-import io.durablecheckout.api.checkout.StockReservationRequestedEvent;
 import io.durablecheckout.api.checkout.StockReservedEvent;
 import io.durablecheckout.api.values.Lease;
 import io.durablecheckout.api.values.Step;
 import io.durablecheckout.orchestrator.checkout.CheckoutState;
+import io.durablecheckout.orchestrator.checkout.Workflow;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -75,8 +69,8 @@ public final class CheckoutViewFolder {
             a.leaseExpiresAt = lease.expiresAt();
             a.status = "in_flight";
             a.retryAt = null;
-            state(v, pendingState(e), at);
-            String what = describe(e.step());
+            state(v, Workflow.pendingState(e.step()), at);
+            String what = Workflow.awaited(e.step());
             v.waiting = new CheckoutView.Waiting("waiting for " + what + " (operation " + a.operationId + ", attempt "
                     + a.attempt + ", fencing token " + a.fencingToken + ")", lease.expiresAt(),
                     "lease expires: a new owner gets fencing token " + (a.fencingToken + 1)
@@ -198,7 +192,8 @@ public final class CheckoutViewFolder {
             a.status = "retry_scheduled";
             a.lastOutcome = e.lastFailure();
             a.retryAt = e.retryAt();
-            v.waiting = new CheckoutView.Waiting(describe(e.step()) + " failed (" + e.lastFailure() + "); retry scheduled",
+            v.waiting = new CheckoutView.Waiting(
+                    Workflow.awaited(e.step()) + " failed (" + e.lastFailure() + "); retry scheduled",
                     e.retryAt(), "try again under the same operation id " + e.operationId(), known(v), null);
         } else if (event instanceof ActivityLeaseRenewedEvent e) {
             CheckoutView.Activity a = activity(v, e.step());
@@ -232,31 +227,6 @@ public final class CheckoutViewFolder {
         return new CheckoutView.Waiting("an operator to look at a disputed payment", null,
                 "nothing happens until an operator resolves the dispute or cancels", known(v),
                 "which of the provider's reports is true");
-    }
-
-    private static CheckoutState pendingState(ActivityIntent intent) {
-        if (intent instanceof StockReservationRequestedEvent) return CheckoutState.CREATED;
-        if (intent instanceof PaymentAuthorizationRequestedEvent) return CheckoutState.STOCK_RESERVED;
-        if (intent instanceof PaymentReconciliationRequestedEvent) return CheckoutState.RECONCILIATION_PENDING;
-        if (intent instanceof ReceiptRequestedEvent) return CheckoutState.CONFIRMED;
-        if (intent instanceof StockReleaseRequestedEvent) return CheckoutState.STOCK_RELEASE_PENDING;
-        if (intent instanceof PaymentVoidRequestedEvent) return CheckoutState.VOID_PENDING;
-        if (intent instanceof PaymentRefundRequestedEvent) return CheckoutState.REFUND_REQUESTED;
-        if (intent instanceof CancellationNoticeRequestedEvent) return CheckoutState.CANCELLATION_NOTICE_PENDING;
-        throw new IllegalStateException("unknown intent " + intent);
-    }
-
-    private static String describe(Step step) {
-        return switch (step) {
-            case RESERVE_STOCK -> "stock reservation";
-            case AUTHORIZE_PAYMENT -> "payment authorization";
-            case RECONCILE_PAYMENT -> "payment lookup";
-            case SEND_RECEIPT -> "receipt";
-            case RELEASE_STOCK -> "stock release";
-            case VOID_PAYMENT -> "payment void";
-            case REFUND_PAYMENT -> "refund";
-            case SEND_CANCELLATION_NOTICE -> "cancellation notice";
-        };
     }
 
     private static String known(CheckoutView v) {

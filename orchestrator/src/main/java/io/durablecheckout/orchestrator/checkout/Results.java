@@ -1,0 +1,132 @@
+package io.durablecheckout.orchestrator.checkout;
+
+import io.durablecheckout.api.activity.ActivityAttemptFailedEvent;
+import io.durablecheckout.api.activity.ActivityResultEvent;
+import io.durablecheckout.api.activity.CancellationNoticeDeliverySucceededEvent;
+import io.durablecheckout.api.activity.PaymentAuthorizationDeclinedEvent;
+import io.durablecheckout.api.activity.PaymentAuthorizationOutcomeUnknownEvent;
+import io.durablecheckout.api.activity.PaymentAuthorizationSucceededEvent;
+import io.durablecheckout.api.activity.PaymentLookupAnsweredEvent;
+import io.durablecheckout.api.activity.PaymentRefundSucceededEvent;
+import io.durablecheckout.api.activity.PaymentVoidSucceededEvent;
+import io.durablecheckout.api.activity.ReceiptDeliverySucceededEvent;
+import io.durablecheckout.api.activity.StockReleaseSucceededEvent;
+import io.durablecheckout.api.activity.StockReservationRejectedEvent;
+import io.durablecheckout.api.activity.StockReservationSucceededEvent;
+import io.durablecheckout.api.checkout.CancellationNoticeSentEvent;
+import io.durablecheckout.api.checkout.CancellationReason;
+import io.durablecheckout.api.checkout.CheckoutEvent;
+import io.durablecheckout.api.checkout.PaymentAuthorizedEvent;
+import io.durablecheckout.api.checkout.PaymentDeclinedEvent;
+import io.durablecheckout.api.checkout.PaymentOutcomeUnknownEvent;
+import io.durablecheckout.api.checkout.PaymentRefundedEvent;
+import io.durablecheckout.api.checkout.PaymentVoidedEvent;
+import io.durablecheckout.api.checkout.ReceiptSentEvent;
+import io.durablecheckout.api.checkout.StockReleasedEvent;
+import io.durablecheckout.api.checkout.StockReservedEvent;
+import io.durablecheckout.api.values.CheckoutId;
+import io.durablecheckout.api.values.Lease;
+import io.durablecheckout.api.values.Step;
+import io.durablecheckout.orchestrator.checkout.Workflow.Result;
+
+/**
+ * Reads an activity's report: which kind of {@link Result} it is, and the fact the checkout records for it. Pure;
+ * what the result leads to is the {@link Workflow} table's.
+ */
+final class Results {
+
+    /**
+     * @param fact   the event that records the result, or {@code null}
+     * @param reason a rejection's own cancellation reason, or {@code null}
+     * @param detail a rejection's detail; for an unknown outcome, the last answer (said again with the next lookup)
+     */
+    record Outcome(Step step, Result result, CheckoutEvent fact, CancellationReason reason, String detail) {
+        static Outcome of(Step step, Result result, CheckoutEvent fact) {
+            return new Outcome(step, result, fact, null, null);
+        }
+    }
+
+    private Results() {
+    }
+
+    /**
+     * What {@code result} says. A lookup's answer is about the authorization, so its fact names the authorization's
+     * operation and token ({@code authorization}), not the lookup's.
+     */
+    static Outcome read(ActivityResultEvent result, CheckoutId id, Lease authorization) {
+        if (result instanceof StockReservationSucceededEvent r) {
+            return done(r, new StockReservedEvent(id, r.operationId(), r.fencingToken()));
+        } else if (result instanceof StockReservationRejectedEvent r) {
+            return new Outcome(r.step(), Result.FAILED, null, r.reason(), r.detail());
+        } else if (result instanceof PaymentAuthorizationSucceededEvent r) {
+            return done(r, new PaymentAuthorizedEvent(id, r.operationId(), r.fencingToken(), r.providerReference()));
+        } else if (result instanceof PaymentAuthorizationDeclinedEvent r) {
+            return Outcome.of(r.step(), Result.FAILED,
+                    new PaymentDeclinedEvent(id, r.operationId(), r.fencingToken(), r.reason()));
+        } else if (result instanceof PaymentAuthorizationOutcomeUnknownEvent r) {
+            // A timeout is unknown, never a decline: the provider is asked later under the same operation id.
+            return new Outcome(r.step(), Result.UNKNOWN,
+                    new PaymentOutcomeUnknownEvent(id, r.operationId(), r.fencingToken(), r.reason()), null, r.reason());
+        } else if (result instanceof PaymentLookupAnsweredEvent r) {
+            return lookup(r, id, authorization);
+        } else if (result instanceof PaymentVoidSucceededEvent r) {
+            return done(r, new PaymentVoidedEvent(id, r.operationId(), r.fencingToken(), r.providerReference()));
+        } else if (result instanceof PaymentRefundSucceededEvent r) {
+            return done(r, new PaymentRefundedEvent(id, r.operationId(), r.fencingToken(), r.providerReference()));
+        } else if (result instanceof StockReleaseSucceededEvent r) {
+            return done(r, new StockReleasedEvent(id, r.operationId(), r.fencingToken()));
+        } else if (result instanceof CancellationNoticeDeliverySucceededEvent r) {
+            return done(r, new CancellationNoticeSentEvent(id, r.operationId(), r.fencingToken()));
+        } else if (result instanceof ReceiptDeliverySucceededEvent r) {
+            return done(r, new ReceiptSentEvent(id, r.operationId(), r.fencingToken()));
+        }
+        throw new IllegalStateException("Unhandled activity result " + result.getClass().getName());
+    }
+
+    private static Outcome done(ActivityResultEvent result, CheckoutEvent fact) {
+        return Outcome.of(result.step(), Result.SUCCEEDED, fact);
+    }
+
+    /** The payment was authorized (evidence other than the worker's own result), recorded under {@code authorization}. */
+    static Outcome authorized(Step step, CheckoutId id, Lease authorization, String providerReference) {
+        return Outcome.of(step, Result.SUCCEEDED, new PaymentAuthorizedEvent(id, authorization.operationId(),
+                authorization.fencingToken(), providerReference));
+    }
+
+    /** The payment was not authorized ({@code result}: declined, or not found), recorded under {@code authorization}. */
+    static Outcome declined(Step step, Result result, CheckoutId id, Lease authorization, String reason) {
+        return Outcome.of(step, result, new PaymentDeclinedEvent(id, authorization.operationId(),
+                authorization.fencingToken(), reason));
+    }
+
+    private static Outcome lookup(PaymentLookupAnsweredEvent r, CheckoutId id, Lease authorization) {
+        return switch (r.outcome()) {
+            case AUTHORIZED -> authorized(r.step(), id, authorization, r.providerReference());
+            case DECLINED -> declined(r.step(), Result.FAILED, id, authorization,
+                    "reconciliation: DECLINED" + describe(r.detail()));
+            // The provider has no such authorization; taken as declined, but the operation id is voided first.
+            case NOT_FOUND -> declined(r.step(), Result.NOT_FOUND, id, authorization,
+                    "reconciliation: NOT_FOUND" + describe(r.detail()));
+            case PENDING, LOOKUP_FAILED -> new Outcome(r.step(), Result.UNKNOWN, null, null,
+                    r.outcome() + describe(r.detail()));
+        };
+    }
+
+    /** Says what happened, as opposed to "try again" or "still not known" (a redelivery of which changes nothing). */
+    static boolean isConclusive(ActivityResultEvent result) {
+        if (result instanceof ActivityAttemptFailedEvent) {
+            return false;
+        }
+        if (result instanceof PaymentLookupAnsweredEvent answer) {
+            return switch (answer.outcome()) {
+                case AUTHORIZED, DECLINED, NOT_FOUND -> true;
+                case PENDING, LOOKUP_FAILED -> false;
+            };
+        }
+        return true;
+    }
+
+    private static String describe(String detail) {
+        return detail == null || detail.isBlank() ? "" : " (" + detail + ")";
+    }
+}
