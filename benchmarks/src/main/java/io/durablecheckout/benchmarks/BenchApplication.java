@@ -24,7 +24,7 @@ import java.util.List;
 final class BenchApplication implements AutoCloseable {
 
     /** The demo tenant's and operator's keys of this run: drawn at start, never the demo's defaults. */
-    static final String API_KEY = "bench-tenant-" + randomHex();
+    static final String TENANT_KEY = "bench-tenant-" + randomHex();
     static final String OPERATOR_KEY = "bench-operator-" + randomHex();
 
     /**
@@ -34,7 +34,7 @@ final class BenchApplication implements AutoCloseable {
      */
     static List<String> demoArgs() {
         List<String> args = new ArrayList<>(NodeProcess.DEMO_ON_EXTERNAL_DATABASE);
-        args.add("--checkout.demo.api-key=" + API_KEY);
+        args.add("--checkout.demo.api-key=" + TENANT_KEY);
         args.add("--checkout.demo.operator-api-key=" + OPERATOR_KEY);
         return args;
     }

@@ -206,7 +206,7 @@ final class ReplayRun {
                     try {
                         java.net.http.HttpResponse<String> r = http.send(java.net.http.HttpRequest.newBuilder(
                                         java.net.URI.create("http://localhost:" + app.port() + "/api/v1/checkouts/" + id))
-                                .header("Authorization", "Bearer " + BenchApplication.API_KEY).timeout(Duration.ofSeconds(30))
+                                .header("Authorization", "Bearer " + BenchApplication.TENANT_KEY).timeout(Duration.ofSeconds(30))
                                 .build(), java.net.http.HttpResponse.BodyHandlers.ofString());
                         if (r.statusCode() != 200) {
                             failed[0]++;
@@ -223,7 +223,7 @@ final class ReplayRun {
             for (int i = 0; i < 2_000; i++) {
                 http.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create("http://localhost:" + app.port()
                                 + "/api/v1/checkouts/" + ids.get(i % ids.size())))
-                        .header("Authorization", "Bearer " + BenchApplication.API_KEY).build(),
+                        .header("Authorization", "Bearer " + BenchApplication.TENANT_KEY).build(),
                         java.net.http.HttpResponse.BodyHandlers.discarding());
             }
             reader.start();

@@ -70,7 +70,7 @@ interface Submitter {
         private HttpRequest request(Workload.Checkout checkout) throws IOException {
             return HttpRequest.newBuilder(uri)
                     .timeout(timeout)
-                    .header("Authorization", "Bearer " + BenchApplication.API_KEY)
+                    .header("Authorization", "Bearer " + BenchApplication.TENANT_KEY)
                     .header("Idempotency-Key", checkout.idempotencyKey())
                     .header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofByteArray(JSON.writeValueAsBytes(checkout.request())))
