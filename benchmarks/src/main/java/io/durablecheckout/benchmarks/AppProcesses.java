@@ -48,7 +48,12 @@ final class AppProcesses {
         for (String p : extraProperties) {
             args.add("--" + p);
         }
-        return NodeProcess.launch(new NodeProcess.Launch(jar, options.appJvmOptions(), db.url(), db.user(),
+        List<String> jvm = new ArrayList<>(options.appJvmOptions());
+        Path archive = archiveOf(jar);
+        if (archive != null) {
+            jvm.add("-XX:SharedArchiveFile=" + archive); // as the README starts it (decision 56)
+        }
+        return NodeProcess.launch(new NodeProcess.Launch(jar, jvm, db.url(), db.user(),
                 db.password(), args, logDirectory.resolve(logName + ".log")));
     }
 
@@ -57,13 +62,24 @@ final class AppProcesses {
         return node.awaitHealthy(START_LIMIT, HEALTH_POLL);
     }
 
+    /** The class-data sharing archive the build trained beside an extracted application jar, if there is one. */
+    static Path archiveOf(Path jar) {
+        Path archive = jar.resolveSibling(jar.getFileName().toString().replaceFirst("\\.jar$", ".jsa"));
+        return Files.isRegularFile(archive) ? archive : null;
+    }
+
     /**
-     * {@code --jar}, else a private copy of the application packaged in {@code orchestrator/target} (the harness is
+     * {@code --jar}, else the application as the README starts it ({@code orchestrator/target/app}: the extracted
+     * jar with its class-data sharing archive), else a private copy of the application packaged in {@code orchestrator/target} (the harness is
      * started from the repository's root, as documented).
      */
     static Path jar(BenchOptions options) throws IOException {
         if (options.jar() != null) {
             return options.jar();
+        }
+        Path extracted = Path.of("orchestrator", "target", "app", "checkout-orchestrator.jar");
+        if (Files.isRegularFile(extracted) && archiveOf(extracted) != null) {
+            return extracted.toAbsolutePath();
         }
         Path packaged = NodeProcess.packagedJar(Path.of("orchestrator", "target"));
         if (packaged == null) {

@@ -2,9 +2,11 @@ package io.durablecheckout.orchestrator.config;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.SpringProperties;
 import org.springframework.core.env.Environment;
 
 import javax.sql.DataSource;
@@ -60,6 +62,24 @@ public class DataSourceConfiguration {
 
     private static boolean hasText(String s) {
         return s != null && !s.isBlank();
+    }
+
+    /**
+     * The build's class-data sharing training start ({@code -Dspring.context.exit=onRefresh}, decision 56) halts the
+     * JVM once every bean exists, before anything starts, without closing beans or running shutdown hooks: the
+     * embedded server would outlive it. Stopped here first; nothing uses the database between this and the halt.
+     */
+    @Bean
+    SmartInitializingSingleton stopEmbeddedPostgresBeforeTrainingHalt(EmbeddedPostgresHolder embedded) {
+        return () -> {
+            if ("onRefresh".equalsIgnoreCase(SpringProperties.getProperty("spring.context.exit"))) {
+                try {
+                    embedded.close();
+                } catch (Exception e) {
+                    throw new IllegalStateException("stopping the embedded PostgreSQL of a training start", e);
+                }
+            }
+        };
     }
 
     /** Lets the embedded server be stopped after the pool is closed (the pool depends on it). */
