@@ -80,8 +80,8 @@ public final class RecordedInputs {
 
     /**
      * A payload still in the stored metadata's bytes ({@code length} bytes at {@code offset}): read straight as its
-     * type, with {@link #MAPPER}'s settings, as converting the map it was also read into would give it, at a fraction
-     * of the cost. A payload that does not fit its type fails as that conversion does.
+     * type, with {@link #MAPPER}'s settings, as converting the map it was also read into would give it (without
+     * writing that map out again). A payload that does not fit its type fails as that conversion does.
      */
     static StoredPayload stored(byte[] json, int offset, int length) {
         return type -> {
