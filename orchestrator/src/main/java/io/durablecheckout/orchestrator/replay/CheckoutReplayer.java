@@ -147,7 +147,7 @@ public final class CheckoutReplayer {
                 if (aggregate == null) {
                     aggregate = start(input, recorded.get(0), capture);
                 } else {
-                    aggregate.handle(message(input));
+                    aggregate.handle(message(input, recorded.get(0).inputPayload()));
                 }
             } catch (Exception e) {
                 Throwable cause = e instanceof InvocationTargetException ite ? ite.getCause() : e;
@@ -169,7 +169,7 @@ public final class CheckoutReplayer {
 
     private AnnotatedAggregate<? extends Checkout> start(Map<String, Object> input, HistoryEvent first,
                                                          Capture capture) throws Exception {
-        Object command = command(input);
+        Object command = command(input, first.inputPayload());
         if (!(command instanceof StartCheckoutCommand start)) {
             throw new IllegalStateException("the first input is " + input.get("type") + ", not a StartCheckoutCommand");
         }
@@ -192,26 +192,26 @@ public final class CheckoutReplayer {
     }
 
     /** The recorded input as the message the aggregate handled. */
-    static Message<?> message(Map<String, Object> input) {
+    static Message<?> message(Map<String, Object> input, RecordedInputs.StoredPayload stored) {
         if ("deadline".equals(input.get("kind"))) {
             Class<?> type = RecordedInputs.DEADLINE_PAYLOADS.get(String.valueOf(input.get("payloadType")));
             if (type == null) {
                 throw new IllegalStateException("unknown deadline payload " + input.get("payloadType"));
             }
-            Object payload = RecordedInputs.MAPPER.convertValue(input.get("payload"), type);
+            Object payload = stored.as(type);
             Instant firedAt = Instant.parse(String.valueOf(input.get("at")));
             return new GenericDeadlineMessage<>(String.valueOf(input.get("type")), new GenericMessage<>(payload),
                     () -> firedAt);
         }
-        return new GenericCommandMessage<>(command(input));
+        return new GenericCommandMessage<>(command(input, stored));
     }
 
-    static CheckoutCommand command(Map<String, Object> input) {
+    static CheckoutCommand command(Map<String, Object> input, RecordedInputs.StoredPayload stored) {
         Class<?> type = RecordedInputs.COMMANDS.get(String.valueOf(input.get("type")));
         if (type == null || !"command".equals(input.get("kind"))) {
             throw new IllegalStateException("unknown input " + input.get("kind") + " " + input.get("type"));
         }
-        return (CheckoutCommand) RecordedInputs.MAPPER.convertValue(input.get("payload"), type);
+        return (CheckoutCommand) stored.as(type);
     }
 
     private static Divergence compare(int number, Map<String, Object> input, List<HistoryEvent> recorded,

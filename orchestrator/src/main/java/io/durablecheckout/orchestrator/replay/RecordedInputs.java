@@ -1,6 +1,7 @@
 package io.durablecheckout.orchestrator.replay;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectReader;
 import io.durablecheckout.api.command.CheckoutCommand;
 import io.durablecheckout.api.command.RecordActivityResultCommand;
 import io.durablecheckout.api.command.RecordProviderNotificationCommand;
@@ -22,6 +23,7 @@ import org.axonframework.messaging.unitofwork.CurrentUnitOfWork;
 import org.axonframework.messaging.unitofwork.UnitOfWork;
 import org.axonframework.modelling.command.AggregateScopeDescriptor;
 
+import java.io.IOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -29,6 +31,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 
@@ -61,7 +64,38 @@ public final class RecordedInputs {
     static final Map<String, Class<?>> DEADLINE_PAYLOADS = byName(Deadlines.LeaseExpiry.class,
             Deadlines.RetryDue.class, Deadlines.ReconciliationDue.class);
 
+    private static final Map<Class<?>, ObjectReader> PAYLOAD_READERS = new ConcurrentHashMap<>();
+
     private RecordedInputs() {
+    }
+
+    /**
+     * The payload of a recorded input as it was stored, read as the type replay hands the aggregate (the command, or
+     * the fired deadline's payload) only when it is replayed.
+     */
+    @FunctionalInterface
+    public interface StoredPayload {
+        Object as(Class<?> type);
+    }
+
+    /**
+     * A payload still in the stored metadata's bytes ({@code length} bytes at {@code offset}): read straight as its
+     * type, with {@link #MAPPER}'s settings, as converting the map it was also read into would give it (without
+     * writing that map out again). A payload that does not fit its type fails as that conversion does.
+     */
+    static StoredPayload stored(byte[] json, int offset, int length) {
+        return type -> {
+            try {
+                return PAYLOAD_READERS.computeIfAbsent(type, MAPPER::readerFor).readValue(json, offset, length);
+            } catch (IOException e) {
+                throw new IllegalArgumentException(e.getMessage(), e);
+            }
+        };
+    }
+
+    /** A payload only at hand as the map the metadata was read into (an event that came through the upcasters). */
+    static StoredPayload converted(Map<String, Object> input) {
+        return type -> MAPPER.convertValue(input.get("payload"), type);
     }
 
     /** The metadata to add to an event created while handling {@code message} (empty for any other message). */

@@ -6,14 +6,17 @@ import org.axonframework.eventhandling.DomainEventMessage;
 import org.axonframework.eventhandling.GenericDomainEventEntry;
 import org.axonframework.eventsourcing.EventStreamUtils;
 import org.axonframework.eventsourcing.eventstore.DomainEventStream;
-import org.axonframework.messaging.MetaData;
 import org.axonframework.serialization.SerializationException;
+import org.axonframework.serialization.SerializedObject;
 import org.axonframework.serialization.SerializedType;
 import org.axonframework.serialization.Serializer;
 import org.axonframework.serialization.UnknownSerializedType;
 import org.axonframework.serialization.json.JacksonSerializer;
 import org.axonframework.serialization.upcasting.event.EventUpcaster;
 
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 
 import javax.sql.DataSource;
@@ -50,7 +53,7 @@ public final class StoredHistories {
     private final DataSource dataSource;
     private final Serializer serializer;
     private final EventUpcaster upcaster;
-    private final Map<String, Optional<Class<?>>> current = new ConcurrentHashMap<>();
+    private final Map<SerializedType, Optional<Class<?>>> current = new ConcurrentHashMap<>();
     private final Map<Class<?>, ObjectReader> readers = new ConcurrentHashMap<>();
 
     public StoredHistories(DataSource dataSource, Serializer serializer, EventUpcaster upcaster) {
@@ -158,19 +161,21 @@ public final class StoredHistories {
      * Deserializes rows (of one checkout, in order) through the upcasters. A history whose events are all at today's
      * revision (no upcaster applies to them) is read directly with one reader per type, the same strict readers the
      * serializer would use, without the upcaster chain's intermediate representations (half of the cost of reading
-     * a history); any other goes through the chain, as the event store reads it.
+     * a history); any other goes through the chain, as the event store reads it. The stored timestamps are not
+     * parsed: replay does not read them (the rows keep them for export).
      */
     public History history(String checkoutId, List<? extends DomainEventData<byte[]>> rows) {
         if (serializer instanceof JacksonSerializer jackson) {
             List<HistoryEvent> events = new ArrayList<>(rows.size());
             for (DomainEventData<byte[]> row : rows) {
-                Class<?> type = currentType(row.getPayload().getType());
+                SerializedObject<byte[]> payload = row.getPayload();
+                Class<?> type = currentType(payload.getType());
                 if (type == null) {
                     return upcastHistory(checkoutId, rows);
                 }
-                events.add(new HistoryEvent(row.getSequenceNumber(), read(jackson, type, row.getPayload().getData()),
-                        new LinkedHashMap<>(read(jackson, MetaData.class, row.getMetaData().getData())),
-                        row.getTimestamp()));
+                EventMetaData metaData = metaData(jackson.getObjectMapper(), row.getMetaData().getData());
+                events.add(new HistoryEvent(row.getSequenceNumber(), read(jackson, type, payload.getData()),
+                        metaData.values(), metaData.inputPayload()));
             }
             return new History(checkoutId, events, keep(rows));
         }
@@ -179,7 +184,7 @@ public final class StoredHistories {
 
     /** The class of a stored type if it is at today's revision, or null (an upcaster reads it). */
     private Class<?> currentType(SerializedType stored) {
-        return current.computeIfAbsent(stored.getName() + "@" + stored.getRevision(), k -> {
+        return current.computeIfAbsent(stored, k -> { // a type's name and revision are its identity
             Class<?> type = serializer.classForType(stored);
             boolean current = !UnknownSerializedType.class.isAssignableFrom(type)
                     && Objects.equals(stored.getRevision(), serializer.typeForClass(type).getRevision());
@@ -197,6 +202,57 @@ public final class StoredHistories {
         }
     }
 
+    private record EventMetaData(Map<String, Object> values, RecordedInputs.StoredPayload inputPayload) {
+    }
+
+    /**
+     * An event's metadata read in one pass, every value untyped as Axon reads metadata, noting where the recorded
+     * input's payload lies in the stored bytes: replay reads it from there straight as its command or deadline
+     * payload instead of converting the map (docs/decisions.md §52).
+     */
+    private EventMetaData metaData(ObjectMapper mapper, byte[] json) {
+        ObjectReader untyped = readers.computeIfAbsent(Object.class, mapper::readerFor);
+        try (JsonParser p = mapper.createParser(json)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                throw new SerializationException("event metadata is not a JSON object");
+            }
+            Map<String, Object> values = new LinkedHashMap<>();
+            RecordedInputs.StoredPayload inputPayload = null;
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                if (p.nextToken() != JsonToken.START_OBJECT || !RecordedInputs.INPUT.equals(name)) {
+                    values.put(name, value(untyped, p));
+                    continue;
+                }
+                Map<String, Object> input = new LinkedHashMap<>();
+                long start = -1;
+                long end = -1;
+                while (p.nextToken() == JsonToken.FIELD_NAME) {
+                    String field = p.currentName();
+                    boolean payload = p.nextToken() == JsonToken.START_OBJECT && "payload".equals(field);
+                    if (payload) {
+                        start = p.currentTokenLocation().getByteOffset();
+                    }
+                    input.put(field, value(untyped, p));
+                    if (payload) {
+                        end = p.currentLocation().getByteOffset();
+                    }
+                }
+                values.put(name, input);
+                inputPayload = start < 0 ? RecordedInputs.converted(input)
+                        : RecordedInputs.stored(json, (int) start, (int) (end - start));
+            }
+            return new EventMetaData(values, inputPayload);
+        } catch (IOException e) {
+            throw new SerializationException("Error while deserializing object", e); // as the serializer says it
+        }
+    }
+
+    /** Most metadata values are strings: taken as the untyped reader would take them, without its set-up per value. */
+    private static Object value(ObjectReader untyped, JsonParser p) throws IOException {
+        return p.currentToken() == JsonToken.VALUE_STRING ? p.getText() : untyped.readValue(p);
+    }
+
     @SuppressWarnings("unchecked")
     private static List<DomainEventData<byte[]>> keep(List<? extends DomainEventData<byte[]>> rows) {
         return (List<DomainEventData<byte[]>>) List.copyOf(rows);
@@ -209,7 +265,10 @@ public final class StoredHistories {
         while (stream.hasNext()) {
             DomainEventMessage<?> m = stream.next();
             Map<String, Object> metaData = new LinkedHashMap<>(m.getMetaData());
-            events.add(new HistoryEvent(m.getSequenceNumber(), m.getPayload(), metaData, m.getTimestamp()));
+            @SuppressWarnings("unchecked")
+            RecordedInputs.StoredPayload inputPayload = metaData.get(RecordedInputs.INPUT) instanceof Map<?, ?> input
+                    ? RecordedInputs.converted((Map<String, Object>) input) : null;
+            events.add(new HistoryEvent(m.getSequenceNumber(), m.getPayload(), metaData, inputPayload));
         }
         return new History(checkoutId, events, keep(rows));
     }

@@ -18,6 +18,7 @@ import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Stream;
@@ -72,6 +73,38 @@ class ReplayCorpusTest {
                 "PaymentOutcomeDisputedEvent",            // a contradicting provider notification
                 "StockReleasedEvent",
                 "CheckoutCancelledEvent");
+    }
+
+    /**
+     * Replay reads each recorded input's payload straight from the stored metadata's bytes (docs/decisions.md §52):
+     * for every input of the corpus it must be exactly the command or deadline payload the recorded JSON says, and
+     * the input as a map (what reports show) must be the recorded one.
+     */
+    @Test
+    void every_recorded_input_is_read_as_the_command_or_deadline_payload_it_records() throws Exception {
+        Set<String> seen = new TreeSet<>();
+        for (Path file : bundles()) {
+            JsonNode bundle = RecordedInputs.MAPPER.readTree(file.toFile());
+            List<HistoryEvent> events = HistoryBundle.read(bundle).events();
+            for (int i = 0; i < events.size(); i++) {
+                HistoryEvent event = events.get(i);
+                JsonNode input = bundle.path("events").get(i).path("metaData").get(RecordedInputs.INPUT);
+                if (input == null) {
+                    assertThat(event.inputPayload()).isNull();
+                    continue;
+                }
+                Class<?> type = "command".equals(input.path("kind").asText())
+                        ? RecordedInputs.COMMANDS.get(input.path("type").asText())
+                        : RecordedInputs.DEADLINE_PAYLOADS.get(input.path("payloadType").asText());
+                assertThat(event.inputPayload().as(type)).as("%s event %d", file.getFileName(), i)
+                        .isEqualTo(RecordedInputs.MAPPER.treeToValue(input.path("payload"), type));
+                assertThat(event.input()).isEqualTo(RecordedInputs.MAPPER.convertValue(input, Map.class));
+                seen.add(type.getSimpleName());
+            }
+        }
+        assertThat(seen).contains("StartCheckoutCommand", "RecordActivityResultCommand", "RequestCancellationCommand",
+                "ResolveManualReviewCommand", "RetryActivityCommand", "RecordProviderNotificationCommand",
+                "RetryDue", "ReconciliationDue");
     }
 
     /** Acceptance: a deliberately changed decision (a decline taken for an unknown outcome) is reported. */
