@@ -98,18 +98,15 @@ public class InventoryResource {
             }
         }
 
-        MapSqlParameterSource[] moves = wanted.entrySet().stream()
-                .map(line -> new MapSqlParameterSource()
-                        .addValue("op", operationId.value())
-                        .addValue("tenant", tenantId.value())
-                        .addValue("sku", line.getKey())
-                        .addValue("qty", line.getValue()))
-                .toArray(MapSqlParameterSource[]::new);
-        jdbc.batchUpdate("UPDATE stock SET available = available - :qty, reserved = reserved + :qty, updated_at = now()"
-                + " WHERE tenant_id = :tenant AND sku = :sku", moves);
-        jdbc.batchUpdate("INSERT INTO inventory_reservation_lines (operation_id, tenant_id, sku, quantity)"
-                + " VALUES (:op, :tenant, :sku, :qty)", moves);
-        setStatus(operationId, "RESERVED", null, null);
+        // one statement for every line of the checkout: stock moved, lines recorded, operation marked (decision 54)
+        jdbc.update("WITH " + LINES
+                        + ", moved AS (UPDATE stock s SET available = s.available - w.qty, reserved = s.reserved + w.qty,"
+                        + " updated_at = now() FROM w WHERE s.tenant_id = :tenant AND s.sku = w.sku)"
+                        + ", recorded AS (INSERT INTO inventory_reservation_lines (operation_id, tenant_id, sku, quantity)"
+                        + " SELECT :op, :tenant, w.sku, w.qty FROM w)"
+                        + " UPDATE inventory_operations SET status = 'RESERVED', reason = NULL, detail = NULL,"
+                        + " updated_at = now() WHERE operation_id = :op",
+                lines(wanted).addValue("op", operationId.value()).addValue("tenant", tenantId.value()));
         return ReservationOutcome.reserved(false);
     }
 
@@ -165,16 +162,9 @@ public class InventoryResource {
                 stockTenant = (String) line.get("tenant_id");
             }
             lockStock(stockTenant, held);
-            String tenant = stockTenant;
-            jdbc.batchUpdate("UPDATE stock SET available = available + :qty, " + heldIn + " = " + heldIn + " - :qty,"
-                            + " updated_at = now() WHERE tenant_id = :tenant AND sku = :sku",
-                    held.entrySet().stream().map(line -> new MapSqlParameterSource()
-                                    .addValue("tenant", tenant)
-                                    .addValue("sku", line.getKey())
-                                    .addValue("qty", line.getValue()))
-                            .toArray(MapSqlParameterSource[]::new));
+            moveStock(stockTenant, held, "available", heldIn, reservationOperationId, "RELEASED",
+                    "released by " + releaseOperationId.value());
             returned = held.values().stream().mapToLong(Long::longValue).sum();
-            setStatus(reservationOperationId, "RELEASED", null, "released by " + releaseOperationId.value());
             detail = "returned " + returned + " units of " + held.size() + " SKUs";
         } else {
             detail = "nothing held: reservation was " + reservationStatus;
@@ -207,13 +197,34 @@ public class InventoryResource {
         String tenant = (String) lines.get(0).get("tenant_id");
         lines.forEach(line -> held.put((String) line.get("sku"), ((Number) line.get("quantity")).longValue()));
         lockStock(tenant, held);
-        jdbc.batchUpdate("UPDATE stock SET reserved = reserved - :qty, sold = sold + :qty, updated_at = now()"
-                        + " WHERE tenant_id = :tenant AND sku = :sku",
-                held.entrySet().stream().map(line -> new MapSqlParameterSource().addValue("tenant", tenant)
-                                .addValue("sku", line.getKey()).addValue("qty", line.getValue()))
-                        .toArray(MapSqlParameterSource[]::new));
-        setStatus(reservationOperationId, "SOLD", null, "sold: checkout confirmed");
+        moveStock(tenant, held, "sold", "reserved", reservationOperationId, "SOLD", "sold: checkout confirmed");
         return held.values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    /** The lines of one operation as a relation {@code w(sku, qty)}, from the parameters {@link #lines} sets. */
+    private static final String LINES =
+            "w AS (SELECT * FROM unnest(CAST(:skus AS text[]), CAST(:qtys AS bigint[])) AS w(sku, qty))";
+
+    private static MapSqlParameterSource lines(SortedMap<String, Long> quantities) {
+        return new MapSqlParameterSource()
+                .addValue("skus", quantities.keySet().toArray(String[]::new))
+                .addValue("qtys", quantities.values().toArray(Long[]::new));
+    }
+
+    /**
+     * Moves each line's quantity from column {@code from} to column {@code to} of the tenant's stock rows and gives
+     * the reservation its new status, in one statement (the rows are locked already: the reservation first, then
+     * stock in SKU order by {@link #lockStock}). Column names are constants.
+     */
+    private void moveStock(String tenantId, SortedMap<String, Long> quantities, String to, String from,
+                           OperationId reservation, String status, String detail) {
+        jdbc.update("WITH " + LINES + ", moved AS (UPDATE stock s SET " + to + " = s." + to + " + w.qty, "
+                        + from + " = s." + from + " - w.qty, updated_at = now()"
+                        + " FROM w WHERE s.tenant_id = :tenant AND s.sku = w.sku)"
+                        + " UPDATE inventory_operations SET status = :status, reason = NULL, detail = :detail,"
+                        + " updated_at = now() WHERE operation_id = :op",
+                lines(quantities).addValue("tenant", tenantId).addValue("op", reservation.value())
+                        .addValue("status", status).addValue("detail", Bounds.clip(detail, Bounds.DETAIL)));
     }
 
     /** Locks the tenant's stock rows for {@code skus} in SKU order; returns available by SKU (unknown SKUs absent). */

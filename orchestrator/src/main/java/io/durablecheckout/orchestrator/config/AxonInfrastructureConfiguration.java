@@ -28,6 +28,7 @@ import org.axonframework.serialization.json.JacksonSerializer;
 import org.axonframework.spring.jdbc.SpringDataSourceConnectionProvider;
 import org.axonframework.spring.messaging.unitofwork.SpringTransactionManager;
 import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
@@ -145,7 +146,8 @@ public class AxonInfrastructureConfiguration {
     }
 
     @Bean
-    public DeadlineManager deadlineManager(Scheduler scheduler,
+    public DeadlineManager deadlineManager(Scheduler scheduler, DataSource dataSource,
+                                           @Value("${db-scheduler.table-name:scheduled_tasks}") String table,
                                            org.axonframework.config.Configuration configuration,
                                            Serializer serializer,
                                            TransactionManager transactionManager,
@@ -154,12 +156,10 @@ public class AxonInfrastructureConfiguration {
         DbSchedulerDeadlineManager.Builder builder = DbSchedulerDeadlineManager.builder()
                 .scheduler(scheduler)
                 .scopeAwareProvider(new ConfigurationScopeAwareProvider(configuration))
-                .serializer(serializer)
                 .transactionManager(transactionManager)
-                .spanFactory(spanFactory)
                 .startScheduler(false) // the db-scheduler starter starts and stops it
                 .stopScheduler(false);
-        LeaseDeadlineManager manager = new LeaseDeadlineManager(builder, scheduler);
+        LeaseDeadlineManager manager = new LeaseDeadlineManager(builder, dataSource, table, serializer, spanFactory);
         // events a deadline handler applies carry the same origin and recorded input as those of a command
         manager.registerHandlerInterceptor(new CorrelationDataInterceptor<>(correlationDataProviders));
         return manager;

@@ -1,69 +1,111 @@
 package io.durablecheckout.orchestrator.config;
 
-import com.github.kagkarlsson.scheduler.Scheduler;
-import com.github.kagkarlsson.scheduler.exceptions.TaskInstanceCurrentlyExecutingException;
-import com.github.kagkarlsson.scheduler.exceptions.TaskInstanceNotFoundException;
+import com.github.kagkarlsson.scheduler.boot.config.DbSchedulerConfigurationSupport;
+import io.durablecheckout.orchestrator.checkout.Deadlines;
+import io.durablecheckout.orchestrator.replay.RecordedInputs;
+import org.axonframework.common.IdentifierFactory;
+import org.axonframework.deadline.DeadlineManagerSpanFactory;
+import org.axonframework.deadline.DeadlineMessage;
+import org.axonframework.deadline.GenericDeadlineMessage;
+import org.axonframework.deadline.dbscheduler.DbSchedulerBinaryDeadlineDetails;
 import org.axonframework.deadline.dbscheduler.DbSchedulerDeadlineManager;
 import org.axonframework.deadline.dbscheduler.DbSchedulerDeadlineToken;
-import io.durablecheckout.orchestrator.replay.RecordedInputs;
 import org.axonframework.messaging.ScopeDescriptor;
-import org.axonframework.messaging.unitofwork.CurrentUnitOfWork;
+import org.axonframework.serialization.SerializedObject;
+import org.axonframework.serialization.Serializer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 import javax.annotation.Nonnull;
 import javax.annotation.Nullable;
+import javax.sql.DataSource;
+import java.sql.Timestamp;
 import java.time.Instant;
 
 /**
- * Axon's db-scheduler deadline manager, with one change: cancelling a lease deadline that is firing at that very
- * moment is not an error. A result and its lease expiry can meet (typically right after a restart, when expired
- * leases and late results are processed together). Axon's own cancel then throws at commit and rolls back the
- * recording of the result. Here the cancel is skipped instead: the firing deadline finds the lease no longer current
- * (or the two commits collide on the aggregate's sequence number and one is retried), so the outcome is the same.
- * <p>
- * It also tells {@link RecordedInputs} what the Checkout scheduled and cancelled, so replay can compare it.
+ * Axon's db-scheduler deadline manager, with three changes:
+ * <ul>
+ * <li>Cancelling a deadline that is firing at that very moment is not an error (decision 2). A result and its lease
+ * expiry can meet (typically right after a restart). Axon's own cancel then throws at commit and rolls back the
+ * recording of the result. Here the firing deadline is left alone: it finds the lease no longer current (or the two
+ * commits collide on the aggregate's sequence number and one is retried), so the outcome is the same.</li>
+ * <li>A cancel is one conditional DELETE of a row no node has picked, instead of db-scheduler's SELECT, then DELETE
+ * by version (decision 54). Same outcome in every case: not there, or picked (firing), is left as it is.</li>
+ * <li>A lease deadline is scheduled with one INSERT of exactly the row db-scheduler would write, instead of its
+ * SELECT (is the id taken?), then INSERT: the id is a fresh random one (decision 54). Other deadlines, rarer and
+ * sometimes due at once (db-scheduler then wakes its poller), go through Axon as before.</li>
+ * </ul>
+ * Both statements run on the unit of work's connection at prepare commit, as Axon's do, so a deadline is written and
+ * removed atomically with the events of the command that decided it (decision 1). It also tells
+ * {@link RecordedInputs} what the Checkout scheduled and cancelled, so replay can compare it.
  */
 class LeaseDeadlineManager extends DbSchedulerDeadlineManager {
 
     private static final Logger log = LoggerFactory.getLogger(LeaseDeadlineManager.class);
 
-    private final Scheduler scheduler;
+    private final JdbcTemplate jdbc;
+    private final Serializer serializer;
+    private final DeadlineManagerSpanFactory spanFactory;
+    private final String insertSql;
+    private final String cancelSql;
 
-    public LeaseDeadlineManager(DbSchedulerDeadlineManager.Builder builder, Scheduler scheduler) {
-        super(builder);
-        this.scheduler = scheduler;
+    /**
+     * @param dataSource the one Spring's transaction manager binds (statements join the unit of work's transaction)
+     * @param table      db-scheduler's table
+     */
+    public LeaseDeadlineManager(DbSchedulerDeadlineManager.Builder builder, DataSource dataSource, String table,
+                                Serializer serializer, DeadlineManagerSpanFactory spanFactory) {
+        super(builder.serializer(serializer).spanFactory(spanFactory)); // the same two this class uses
+        this.jdbc = new JdbcTemplate(dataSource);
+        this.serializer = serializer;
+        this.spanFactory = spanFactory;
+        // the columns and values of db-scheduler's JdbcTaskRepository insert (priority unused: null, as there)
+        this.insertSql = "INSERT INTO " + table + " (task_name, task_instance, task_data, execution_time, picked, version)"
+                + " VALUES (?, ?, ?, ?, false, 1)";
+        this.cancelSql = "DELETE FROM " + table + " WHERE task_name = ? AND task_instance = ? AND NOT picked";
     }
 
     @Nonnull
     @Override
     public String schedule(@Nonnull Instant triggerDateTime, @Nonnull String deadlineName,
                            @Nullable Object messageOrPayload, @Nonnull ScopeDescriptor deadlineScope) {
-        String id = super.schedule(triggerDateTime, deadlineName, messageOrPayload, deadlineScope);
+        String id = Deadlines.LEASE_EXPIRED.equals(deadlineName) && triggerDateTime.isAfter(Instant.now())
+                ? insert(triggerDateTime, deadlineName, messageOrPayload, deadlineScope)
+                : super.schedule(triggerDateTime, deadlineName, messageOrPayload, deadlineScope);
         if (messageOrPayload != null) {
             RecordedInputs.scheduled(id, triggerDateTime, deadlineName, messageOrPayload, deadlineScope);
         }
         return id;
     }
 
+    /** What {@link DbSchedulerDeadlineManager#schedule} does, with the row written by one INSERT. */
+    private String insert(Instant triggerDateTime, String deadlineName, Object messageOrPayload, ScopeDescriptor scope) {
+        DeadlineMessage<Object> message = GenericDeadlineMessage.asDeadlineMessage(deadlineName, messageOrPayload,
+                triggerDateTime);
+        String id = IdentifierFactory.getInstance().generateIdentifier();
+        runOnPrepareCommitOrNow(spanFactory.createScheduleSpan(deadlineName, id, message).wrapRunnable(() -> {
+            DeadlineMessage<Object> intercepted = processDispatchInterceptors(message);
+            SerializedObject<byte[]> s = serializer.serialize(scope, byte[].class);
+            SerializedObject<byte[]> p = serializer.serialize(intercepted.getPayload(), byte[].class);
+            SerializedObject<byte[]> m = serializer.serialize(intercepted.getMetaData(), byte[].class);
+            DbSchedulerBinaryDeadlineDetails details = new DbSchedulerBinaryDeadlineDetails(deadlineName,
+                    s.getData(), s.getType().getName(), p.getData(), p.getType().getName(), p.getType().getRevision(),
+                    m.getData());
+            jdbc.update(insertSql, new DbSchedulerDeadlineToken(id).getTaskName(), id,
+                    DbSchedulerConfigurationSupport.SPRING_JAVA_SERIALIZER.serialize(details),
+                    Timestamp.from(triggerDateTime));
+        }));
+        return id;
+    }
+
     @Override
     public void cancelSchedule(@Nonnull String deadlineName, @Nonnull String scheduleId) {
         RecordedInputs.cancelled(deadlineName, scheduleId);
-        Runnable cancel = () -> {
-            try {
-                scheduler.cancel(new DbSchedulerDeadlineToken(scheduleId));
-            } catch (TaskInstanceNotFoundException | TaskInstanceCurrentlyExecutingException e) {
+        runOnPrepareCommitOrNow(() -> {
+            if (jdbc.update(cancelSql, new DbSchedulerDeadlineToken(scheduleId).getTaskName(), scheduleId) == 0) {
                 log.debug("Deadline {} [{}] already fired or is firing; not cancelled", deadlineName, scheduleId);
-            } catch (com.github.kagkarlsson.scheduler.exceptions.ExecutionException e) {
-                // the row went between db-scheduler's lookup and its delete (it fired on another node meanwhile):
-                // nothing is left to cancel, and failing here would roll back the result that cancels it
-                log.debug("Deadline {} [{}] removed while being cancelled; not cancelled", deadlineName, scheduleId);
             }
-        };
-        if (CurrentUnitOfWork.isStarted()) {
-            CurrentUnitOfWork.get().onPrepareCommit(u -> cancel.run());
-        } else {
-            cancel.run();
-        }
+        });
     }
 }

@@ -3,11 +3,21 @@ package io.durablecheckout.orchestrator.config;
 import com.github.kagkarlsson.scheduler.Scheduler;
 import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
+import com.github.kagkarlsson.scheduler.task.TaskInstanceId;
+import io.durablecheckout.orchestrator.checkout.Deadlines;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.axonframework.common.transaction.NoTransactionManager;
+import org.axonframework.deadline.DefaultDeadlineManagerSpanFactory;
+import org.axonframework.deadline.dbscheduler.DbSchedulerBinaryDeadlineDetails;
+import org.axonframework.deadline.dbscheduler.DbSchedulerDeadlineManager;
+import org.axonframework.modelling.command.AggregateScopeDescriptor;
+import org.axonframework.serialization.Serializer;
+import org.axonframework.serialization.json.JacksonSerializer;
+import org.axonframework.tracing.NoOpSpanFactory;
 import org.postgresql.ds.PGSimpleDataSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -17,7 +27,10 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 
@@ -28,7 +41,8 @@ import static org.awaitility.Awaitility.await;
  * What the product adds to db-scheduler, on a real scheduler and real PostgreSQL with the product's scheduled_tasks
  * table: a deadline whose execution fails runs again within seconds (the task underneath keeps db-scheduler's
  * one-time default, retry in 5 minutes, as Axon's deadline task does), and the lag of an execution is measured from
- * its due time.
+ * its due time. And the two statements the deadline manager writes itself (decision 54): a lease deadline's row is
+ * the one Axon's own schedule writes, and a cancel removes a waiting row but leaves a firing one alone.
  */
 class DeadlineSchedulingTest {
 
@@ -98,6 +112,53 @@ class DeadlineSchedulingTest {
         } finally {
             scheduler.stop();
         }
+    }
+
+    @Test
+    void aLeaseDeadlineIsWrittenAsAxonWouldAndACancelLeavesAFiringOneAlone() {
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        Serializer serializer = JacksonSerializer.defaultSerializer();
+        Scheduler scheduler = Scheduler.create(dataSource, DbSchedulerDeadlineManager.binaryTask(() -> null))
+                .tableName("scheduled_tasks").build(); // never started: only reads and Axon's own schedule use it
+        LeaseDeadlineManager manager = new LeaseDeadlineManager(DbSchedulerDeadlineManager.builder()
+                .scheduler(scheduler).scopeAwareProvider(scope -> Stream.empty())
+                .transactionManager(NoTransactionManager.INSTANCE).startScheduler(false).stopScheduler(false),
+                dataSource, "scheduled_tasks", serializer,
+                DefaultDeadlineManagerSpanFactory.builder().spanFactory(NoOpSpanFactory.INSTANCE).build());
+        AggregateScopeDescriptor scope = new AggregateScopeDescriptor("Checkout", "c-54");
+        Instant due = Instant.now().plusSeconds(60).truncatedTo(ChronoUnit.MILLIS);
+
+        String lease = manager.schedule(due, Deadlines.LEASE_EXPIRED, "lease-payload", scope); // one INSERT
+        String byAxon = manager.schedule(due, "other", "lease-payload", scope);                // Axon's schedule
+        String columns = "SELECT task_name, execution_time, picked, picked_by, version, priority, consecutive_failures,"
+                + " last_heartbeat FROM scheduled_tasks WHERE task_instance = ?";
+        Map<String, Object> row = jdbc.queryForMap(columns, lease);
+        assertThat(row).isEqualTo(jdbc.queryForMap(columns, byAxon));
+        assertThat(((java.sql.Timestamp) row.get("execution_time")).toInstant()).isEqualTo(due);
+        DbSchedulerBinaryDeadlineDetails mine = details(scheduler, lease);
+        DbSchedulerBinaryDeadlineDetails axons = details(scheduler, byAxon);
+        assertThat(mine.getD()).isEqualTo(Deadlines.LEASE_EXPIRED);
+        assertThat(mine.asDeadLineMessage(serializer).getPayload()).isEqualTo("lease-payload");
+        assertThat(mine.getDeserializedScopeDescriptor(serializer)).isEqualTo(scope);
+        assertThat(List.of(mine.getSc(), mine.getPc(), String.valueOf(mine.getR()), new String(mine.getS()),
+                new String(mine.getP()), new String(mine.getM()))).isEqualTo(List.of(axons.getSc(), axons.getPc(),
+                String.valueOf(axons.getR()), new String(axons.getS()), new String(axons.getP()),
+                new String(axons.getM())));
+
+        manager.cancelSchedule(Deadlines.LEASE_EXPIRED, lease);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM scheduled_tasks WHERE task_instance = ?", Long.class, lease))
+                .isZero();
+        jdbc.update("UPDATE scheduled_tasks SET picked = true, picked_by = 'node-b' WHERE task_instance = ?", byAxon);
+        manager.cancelSchedule("other", byAxon);   // firing on another node: left alone, not an error (decision 2)
+        manager.cancelSchedule("other", "no-such-deadline");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM scheduled_tasks WHERE task_instance = ?", Long.class, byAxon))
+                .isEqualTo(1);
+        jdbc.update("DELETE FROM scheduled_tasks WHERE task_instance = ?", byAxon);
+    }
+
+    private static DbSchedulerBinaryDeadlineDetails details(Scheduler scheduler, String id) {
+        return (DbSchedulerBinaryDeadlineDetails) scheduler.getScheduledExecution(TaskInstanceId.of("AxonDeadline", id))
+                .orElseThrow().getData();
     }
 
     @Test
