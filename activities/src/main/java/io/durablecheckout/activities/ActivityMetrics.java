@@ -5,11 +5,17 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.springframework.stereotype.Component;
 
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
 /**
  * The two counters every worker reports: {@code checkout.activity.executions{step,outcome}} and
  * {@code checkout.fencing.stale.rejected{resource}}. {@code step} is the step's slug (for example
  * {@code reserve-stock}); {@code outcome} is a lower-case word such as {@code reserved}, {@code duplicate} or
  * {@code stale}.
+ * <p>
+ * Each counter is resolved once and held: a registry lookup by name and tags on every call was a measurable share of
+ * the workers' CPU (docs/decisions.md 55).
  */
 @Component
 public class ActivityMetrics {
@@ -18,25 +24,25 @@ public class ActivityMetrics {
     public static final String STALE_REJECTED = "checkout.fencing.stale.rejected";
 
     private final MeterRegistry registry;
+    private final Map<String, Counter> executions = new ConcurrentHashMap<>();
+    private final Map<String, Counter> staleRejections = new ConcurrentHashMap<>();
 
     public ActivityMetrics(MeterRegistry registry) {
         this.registry = registry;
     }
 
     public void executed(Step step, String outcome) {
-        Counter.builder(EXECUTIONS)
+        executions.computeIfAbsent(step.slug() + '\n' + outcome, k -> Counter.builder(EXECUTIONS)
                 .description("Activity intents executed, by step and outcome")
                 .tag("step", step.slug())
                 .tag("outcome", outcome)
-                .register(registry)
-                .increment();
+                .register(registry)).increment();
     }
 
     public void staleRejected(String resource) {
-        Counter.builder(STALE_REJECTED)
+        staleRejections.computeIfAbsent(resource, k -> Counter.builder(STALE_REJECTED)
                 .description("Writes refused at a resource because a newer fencing token had been accepted")
                 .tag("resource", resource)
-                .register(registry)
-                .increment();
+                .register(registry)).increment();
     }
 }

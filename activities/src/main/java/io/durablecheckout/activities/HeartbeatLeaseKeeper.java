@@ -11,6 +11,8 @@ import org.slf4j.LoggerFactory;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
@@ -46,6 +48,8 @@ class HeartbeatLeaseKeeper implements LeaseKeeper, AutoCloseable {
     private final Duration interval;
     private final Duration maxHold;
     private final MeterRegistry meters;
+    /** Resolved once per step and kind, not looked up in the registry per beat. */
+    private final Map<String, Counter> heartbeats = new ConcurrentHashMap<>();
     private final ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(2, r -> {
         Thread t = new Thread(r, "lease-heartbeat");
         t.setDaemon(true);
@@ -87,10 +91,11 @@ class HeartbeatLeaseKeeper implements LeaseKeeper, AutoCloseable {
         try {
             events.publish(new ActivityHeartbeatEvent(intent.checkoutId(), intent.step(),
                     intent.lease().operationId(), intent.lease().fencingToken()));
-            Counter.builder("checkout.activity.heartbeats")
+            heartbeats.computeIfAbsent(intent.step().slug() + '\n' + kind, k -> Counter.builder(
+                            "checkout.activity.heartbeats")
                     .description("Heartbeats sent by workers holding a lease: claims and renewals")
                     .tag("step", intent.step().slug()).tag("kind", kind)
-                    .register(meters).increment();
+                    .register(meters)).increment();
         } catch (RuntimeException e) {
             log.warn("Heartbeat for {} failed: {}", intent.lease().operationId(), e.toString());
         }

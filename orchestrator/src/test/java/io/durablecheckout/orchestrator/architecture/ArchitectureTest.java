@@ -23,6 +23,7 @@ import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPac
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAnyPackage;
 import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideOutsideOfPackage;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noMembers;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
@@ -83,6 +84,20 @@ class ArchitectureTest {
                 .orShould().dependOnClassesThat().areAssignableTo(Clock.class)
                 .orShould().dependOnClassesThat().resideInAnyPackage("java.net..", "java.sql..", "javax.sql..",
                         "org.springframework.jdbc..")
+                .check(classes);
+    }
+
+    /**
+     * Sagas are loaded with no resource injection (config.SagaResourceConfiguration): an injected member would stay
+     * null. They take beans as handler parameters instead.
+     */
+    @Test
+    void sagasHaveNoInjectedMembers() {
+        noMembers().that().areDeclaredInClassesThat().areAnnotatedWith(org.axonframework.spring.stereotype.Saga.class)
+                .should().beAnnotatedWith("org.springframework.beans.factory.annotation.Autowired")
+                .orShould().beAnnotatedWith("org.springframework.beans.factory.annotation.Value")
+                .orShould().beAnnotatedWith("jakarta.inject.Inject")
+                .orShould().beAnnotatedWith("jakarta.annotation.Resource")
                 .check(classes);
     }
 
