@@ -51,13 +51,8 @@ class WiringIT extends IntegrationTestBase {
         assertThat(axon.getComponent(TransactionManager.class)).isInstanceOf(SpringTransactionManager.class);
         assertThat(axon.eventStore()).isInstanceOf(EmbeddedEventStore.class);
         assertThat(storageEngine).isInstanceOf(JdbcEventStorageEngine.class);
-        // the JDBC stores, under the wrappers of decision 53 (claim notices, the saga cache)
-        assertThat(tokenStore).isInstanceOf(io.durablecheckout.orchestrator.cluster.ClaimObservingTokenStore.class);
-        assertThat(((io.durablecheckout.orchestrator.cluster.ClaimObservingTokenStore) tokenStore).delegate())
-                .isInstanceOf(JdbcTokenStore.class);
-        assertThat(sagaStore).isInstanceOf(io.durablecheckout.orchestrator.saga.ClaimScopedSagaStore.class);
-        assertThat(((io.durablecheckout.orchestrator.saga.ClaimScopedSagaStore) sagaStore).delegate())
-                .isInstanceOf(JdbcSagaStore.class);
+        assertThat(tokenStore).isInstanceOf(JdbcTokenStore.class);
+        assertThat(sagaStore).isInstanceOf(JdbcSagaStore.class);
         assertThat(axon.serializer()).isInstanceOf(JacksonSerializer.class);
         assertThat(axon.eventSerializer()).isInstanceOf(JacksonSerializer.class);
         assertThat(axon.messageSerializer()).isInstanceOf(JacksonSerializer.class);
