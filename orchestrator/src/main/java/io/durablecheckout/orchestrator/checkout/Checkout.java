@@ -54,7 +54,7 @@ import static org.axonframework.modelling.command.AggregateLifecycle.apply;
  * and the {@link WorkflowPolicy} is the one recorded when the checkout was created, not the configuration of the
  * day. No clock, random or I/O here.
  */
-@Aggregate(type = Checkout.TYPE, cache = "checkoutCache") // verified on every hit: decision 53
+@Aggregate(type = Checkout.TYPE)
 public class Checkout extends CheckoutLeases {
 
     public static final String TYPE = "Checkout";

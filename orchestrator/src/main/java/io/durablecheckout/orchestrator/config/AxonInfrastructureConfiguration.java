@@ -2,7 +2,6 @@ package io.durablecheckout.orchestrator.config;
 
 import com.github.kagkarlsson.scheduler.Scheduler;
 import com.github.kagkarlsson.scheduler.task.Task;
-import org.axonframework.common.caching.Cache;
 import org.axonframework.common.jdbc.ConnectionProvider;
 import org.axonframework.common.jdbc.PersistenceExceptionResolver;
 import org.axonframework.common.jdbc.UnitOfWorkAwareConnectionProviderWrapper;
@@ -21,6 +20,7 @@ import org.axonframework.eventsourcing.eventstore.jdbc.JdbcEventStorageEngine;
 import org.axonframework.eventsourcing.eventstore.jdbc.JdbcSQLErrorCodesResolver;
 import org.axonframework.messaging.correlation.CorrelationDataProvider;
 import org.axonframework.messaging.interceptors.CorrelationDataInterceptor;
+import org.axonframework.modelling.saga.repository.SagaStore;
 import org.axonframework.modelling.saga.repository.jdbc.JdbcSagaStore;
 import org.axonframework.modelling.saga.repository.jdbc.PostgresSagaSqlSchema;
 import org.axonframework.serialization.Serializer;
@@ -36,10 +36,8 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
 import org.springframework.transaction.PlatformTransactionManager;
 
-import io.durablecheckout.orchestrator.cluster.ClaimObservingTokenStore;
 import io.durablecheckout.orchestrator.cluster.ClusterProperties;
 import io.durablecheckout.orchestrator.replay.EventUpcasters;
-import io.durablecheckout.orchestrator.saga.ClaimScopedSagaStore;
 import io.durablecheckout.orchestrator.serialization.AxonJson;
 import io.micrometer.core.instrument.MeterRegistry;
 
@@ -55,9 +53,6 @@ import java.util.List;
  */
 @Configuration(proxyBeanMethods = false)
 public class AxonInfrastructureConfiguration {
-
-    /** Checkouts (and sagas) kept in memory per node: a checkout is a few kilobytes; a miss reads the database. */
-    private static final int CACHED_CHECKOUTS = 20_000;
 
     @Bean
     @Primary
@@ -118,14 +113,7 @@ public class AxonInfrastructureConfiguration {
     }
 
     @Bean
-    public TokenStore tokenStore(ConnectionProvider connectionProvider, Serializer serializer, ClusterProperties cluster,
-                                 ClaimScopedSagaStore sagaStore) {
-        // a node that claims the saga's segment forgets the sagas it cached: another node may have moved them on
-        return new ClaimObservingTokenStore(jdbcTokenStore(connectionProvider, serializer, cluster), sagaStore::onClaim);
-    }
-
-    private static TokenStore jdbcTokenStore(ConnectionProvider connectionProvider, Serializer serializer,
-                                             ClusterProperties cluster) {
+    public TokenStore tokenStore(ConnectionProvider connectionProvider, Serializer serializer, ClusterProperties cluster) {
         return JdbcTokenStore.builder()
                 .connectionProvider(connectionProvider)
                 .serializer(serializer)
@@ -137,26 +125,14 @@ public class AxonInfrastructureConfiguration {
                 .build();
     }
 
-    /**
-     * {@link PostgresSagaSqlSchema} loads a saga with SELECT … FOR UPDATE: a deadline and an event cannot interleave.
-     * In front of it, the holder of the saga segment keeps what it committed in memory (decision 53).
-     */
+    /** {@link PostgresSagaSqlSchema} loads a saga with SELECT … FOR UPDATE: a deadline and an event cannot interleave. */
     @Bean
-    public ClaimScopedSagaStore sagaStore(ConnectionProvider connectionProvider, Serializer serializer) {
-        return new ClaimScopedSagaStore(JdbcSagaStore.builder()
+    public SagaStore<Object> sagaStore(ConnectionProvider connectionProvider, Serializer serializer) {
+        return JdbcSagaStore.builder()
                 .connectionProvider(connectionProvider)
                 .sqlSchema(new PostgresSagaSqlSchema())
                 .serializer(serializer)
-                .build(), serializer, CACHED_CHECKOUTS);
-    }
-
-    /**
-     * The Checkout aggregate cache ({@code @Aggregate(cache = "checkoutCache")}): a hit is checked against the
-     * store's last sequence number before use (decision 53).
-     */
-    @Bean
-    public Cache checkoutCache(ConnectionProvider connectionProvider) {
-        return new VerifiedAggregateCache(connectionProvider, new EventSchema(), CACHED_CHECKOUTS);
+                .build();
     }
 
     /** db-scheduler executes the deadlines Axon schedules; the task resolves the manager lazily (it needs the scheduler). */

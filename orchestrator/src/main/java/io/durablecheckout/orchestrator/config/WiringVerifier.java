@@ -9,8 +9,6 @@ import org.axonframework.eventsourcing.eventstore.EventStorageEngine;
 import org.axonframework.eventsourcing.eventstore.jdbc.JdbcEventStorageEngine;
 import org.axonframework.modelling.saga.repository.SagaStore;
 import org.axonframework.modelling.saga.repository.jdbc.JdbcSagaStore;
-import io.durablecheckout.orchestrator.cluster.ClaimObservingTokenStore;
-import io.durablecheckout.orchestrator.saga.ClaimScopedSagaStore;
 import org.axonframework.serialization.json.JacksonSerializer;
 import org.axonframework.spring.messaging.unitofwork.SpringTransactionManager;
 import org.springframework.beans.factory.SmartInitializingSingleton;
@@ -54,13 +52,8 @@ public class WiringVerifier implements SmartInitializingSingleton {
 
         expect(problems, "deadline manager", axon.deadlineManager(), DbSchedulerDeadlineManager.class);
         expect(problems, "transaction manager", axon.getComponent(TransactionManager.class), SpringTransactionManager.class);
-        // the caching wrappers of decision 53 must sit on the durable stores
-        TokenStore tokens = context.getBean(TokenStore.class);
-        expect(problems, "token store", tokens instanceof ClaimObservingTokenStore observing ? observing.delegate() : tokens,
-                JdbcTokenStore.class);
-        SagaStore<?> sagas = context.getBean(SagaStore.class);
-        expect(problems, "saga store", sagas instanceof ClaimScopedSagaStore cached ? cached.delegate() : sagas,
-                JdbcSagaStore.class);
+        expect(problems, "token store", context.getBean(TokenStore.class), JdbcTokenStore.class);
+        expect(problems, "saga store", context.getBean(SagaStore.class), JdbcSagaStore.class);
         expect(problems, "general serializer", axon.serializer(), JacksonSerializer.class);
         expect(problems, "event serializer", axon.eventSerializer(), JacksonSerializer.class);
         expect(problems, "message serializer", axon.messageSerializer(), JacksonSerializer.class);
