@@ -28,6 +28,8 @@ import java.sql.SQLException;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.Set;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,11 +57,21 @@ public final class StoredHistories {
     private final EventUpcaster upcaster;
     private final Map<SerializedType, Optional<Class<?>>> current = new ConcurrentHashMap<>();
     private final Map<Class<?>, ObjectReader> readers = new ConcurrentHashMap<>();
+    private final int chunk;
 
     public StoredHistories(DataSource dataSource, Serializer serializer, EventUpcaster upcaster) {
+        this(dataSource, serializer, upcaster, CHUNK);
+    }
+
+    /** With {@code chunk} checkouts per query of a bulk read (tests use a small one to cross many chunks). */
+    public StoredHistories(DataSource dataSource, Serializer serializer, EventUpcaster upcaster, int chunk) {
+        if (chunk < 1) {
+            throw new IllegalArgumentException("chunk must be at least 1, not " + chunk);
+        }
         this.dataSource = dataSource;
         this.serializer = serializer;
         this.upcaster = upcaster;
+        this.chunk = chunk;
     }
 
     /** One checkout's history, or {@code null} if there is none. */
@@ -75,23 +87,81 @@ public final class StoredHistories {
         visit(since, true, each);
     }
 
+    /**
+     * Every checkout's rows in (checkout, sequence) order, a chunk of checkouts at a time. One ordered query over the
+     * whole table would sort every row with its payload before returning the first (an on-disk sort, and the
+     * replaying threads idle until it ends); instead one cursor streams the ids of the checkouts (their first events,
+     * small rows) and each chunk is read as one range of the (aggregate, sequence) index, in binary (a bytea in text
+     * form is hex, twice the bytes to encode and to decode). A range is several times cheaper for the server than
+     * the same ids as a list; a checkout in the range but not in the chunk (created later, or before {@code since})
+     * is skipped. docs/decisions.md §57.
+     */
     private void visit(Instant since, boolean deserialize, Consumer<History> each) {
-        if (since == null) {
-            query("select " + COLUMNS + " from domainevententry where type = ? "
-                    + "order by aggregateidentifier, sequencenumber", List.of(Checkout.TYPE), deserialize, each);
-        } else {
-            query("select " + COLUMNS + " from domainevententry e where e.type = ? and e.aggregateidentifier in "
-                    + "(select c.aggregateidentifier from domainevententry c where c.type = ? "
-                    + "and c.sequencenumber = 0 and c.timestamp >= ?) "
-                    + "order by e.aggregateidentifier, e.sequencenumber",
-                    // the text comparison is coarse (ISO strings of varying precision): filter exactly here
-                    List.of(Checkout.TYPE, Checkout.TYPE, since.truncatedTo(ChronoUnit.SECONDS).toString()),
-                    deserialize, h -> {
-                        if (!h.rows().get(0).getTimestamp().isBefore(since)) {
-                            each.accept(h);
+        String firstEvents = "select aggregateidentifier, timestamp from domainevententry where type = ? and sequencenumber = 0"
+                // the text comparison is coarse (ISO strings of varying precision): filtered exactly below
+                + (since == null ? "" : " and timestamp >= ?") + " order by aggregateidentifier";
+        String rows = "select " + COLUMNS + " from domainevententry where aggregateidentifier between ? and ? "
+                + "and type = ? order by aggregateidentifier, sequencenumber";
+        try (Connection idConnection = dataSource.getConnection(); Connection rowConnection = dataSource.getConnection()) {
+            boolean autoCommit = idConnection.getAutoCommit();
+            idConnection.setAutoCommit(false); // PostgreSQL streams with a fetch size only inside a transaction
+            idConnection.setReadOnly(true);
+            try (PreparedStatement idQuery = idConnection.prepareStatement(firstEvents);
+                 PreparedStatement rowQuery = binary(rowConnection.prepareStatement(rows))) {
+                idQuery.setFetchSize(Math.max(1_000, chunk));
+                idQuery.setString(1, Checkout.TYPE);
+                if (since != null) {
+                    idQuery.setString(2, lowerBound(since));
+                }
+                rowQuery.setString(3, Checkout.TYPE);
+                try (ResultSet r = idQuery.executeQuery()) {
+                    List<String> ids = new ArrayList<>(chunk);
+                    while (r.next()) {
+                        if (since == null || !Instant.parse(r.getString(2)).isBefore(since)) {
+                            ids.add(r.getString(1));
                         }
-                    });
+                        if (ids.size() == chunk) {
+                            readChunk(rowQuery, ids, deserialize, each);
+                            ids.clear();
+                        }
+                    }
+                    if (!ids.isEmpty()) {
+                        readChunk(rowQuery, ids, deserialize, each);
+                    }
+                }
+            } finally {
+                idConnection.rollback();
+                idConnection.setReadOnly(false);
+                idConnection.setAutoCommit(autoCommit);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("reading checkout histories failed: " + e.getMessage(), e);
         }
+    }
+
+    /** Checkouts per query of {@link #visit}: large enough that a query's round trip is shared, small enough to stream. */
+    private static final int CHUNK = 256;
+
+    private void readChunk(PreparedStatement rowQuery, List<String> chunk, boolean deserialize,
+                           Consumer<History> each) throws SQLException {
+        rowQuery.setString(1, chunk.get(0));
+        rowQuery.setString(2, chunk.get(chunk.size() - 1));
+        Set<String> wanted = new HashSet<>(chunk);
+        try (ResultSet r = rowQuery.executeQuery()) {
+            emit(r, deserialize, h -> {
+                if (wanted.contains(h.checkoutId())) {
+                    each.accept(h);
+                }
+            });
+        }
+    }
+
+    /** Asks the driver for binary results from the first execution (PostgreSQL's JDBC driver only; else unchanged). */
+    private static PreparedStatement binary(PreparedStatement statement) throws SQLException {
+        if (statement.isWrapperFor(org.postgresql.PGStatement.class)) {
+            statement.unwrap(org.postgresql.PGStatement.class).setPrepareThreshold(-1);
+        }
+        return statement;
     }
 
     /**
@@ -102,6 +172,16 @@ public final class StoredHistories {
         visit(since, false, each);
     }
 
+    /**
+     * A text no greater than any stored timestamp at or after {@code since}: its second without the zone letter.
+     * Stored timestamps are ISO-8601 text ({@code 2026-12-01T21:30:01.25Z}); the second with its "Z" would sort
+     * after every timestamp with a fraction in that same second ('.' sorts before 'Z') and lose them.
+     */
+    private static String lowerBound(Instant since) {
+        String second = since.truncatedTo(ChronoUnit.SECONDS).toString();
+        return second.substring(0, second.length() - 1);
+    }
+
     /** How many checkouts {@link #forEach} would visit (for a progress bar). */
     public long count(Instant since) {
         String sql = "select count(*) from domainevententry where type = ? and sequencenumber = 0"
@@ -109,7 +189,7 @@ public final class StoredHistories {
         try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
             s.setString(1, Checkout.TYPE);
             if (since != null) {
-                s.setString(2, since.truncatedTo(ChronoUnit.SECONDS).toString());
+                s.setString(2, lowerBound(since));
             }
             try (ResultSet r = s.executeQuery()) {
                 r.next();
@@ -125,27 +205,13 @@ public final class StoredHistories {
             boolean autoCommit = c.getAutoCommit();
             c.setAutoCommit(false); // PostgreSQL streams with a fetch size only inside a transaction
             c.setReadOnly(true);
-            try (PreparedStatement s = c.prepareStatement(sql)) {
+            try (PreparedStatement s = binary(c.prepareStatement(sql))) {
                 s.setFetchSize(2_000);
                 for (int i = 0; i < args.size(); i++) {
                     s.setString(i + 1, args.get(i));
                 }
                 try (ResultSet r = s.executeQuery()) {
-                    String current = null;
-                    List<DomainEventData<byte[]>> rows = new ArrayList<>();
-                    while (r.next()) {
-                        String id = r.getString(1);
-                        if (current != null && !current.equals(id)) {
-                            each.accept(deserialize ? history(current, rows) : new History(current, List.of(), rows));
-                            rows = new ArrayList<>();
-                        }
-                        current = id;
-                        rows.add(new GenericDomainEventEntry<>(Checkout.TYPE, id, r.getLong(2), r.getString(3),
-                                r.getString(4), r.getString(5), r.getString(6), r.getBytes(7), r.getBytes(8)));
-                    }
-                    if (current != null) {
-                        each.accept(deserialize ? history(current, rows) : new History(current, List.of(), rows));
-                    }
+                    emit(r, deserialize, each);
                 }
             } finally {
                 c.rollback();
@@ -154,6 +220,25 @@ public final class StoredHistories {
             }
         } catch (SQLException e) {
             throw new IllegalStateException("reading checkout histories failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** Groups rows ordered by (checkout, sequence) into one history per checkout. */
+    private void emit(ResultSet r, boolean deserialize, Consumer<History> each) throws SQLException {
+        String current = null;
+        List<DomainEventData<byte[]>> rows = new ArrayList<>();
+        while (r.next()) {
+            String id = r.getString(1);
+            if (current != null && !current.equals(id)) {
+                each.accept(deserialize ? history(current, rows) : new History(current, List.of(), rows));
+                rows = new ArrayList<>();
+            }
+            current = id;
+            rows.add(new GenericDomainEventEntry<>(Checkout.TYPE, id, r.getLong(2), r.getString(3),
+                    r.getString(4), r.getString(5), r.getString(6), r.getBytes(7), r.getBytes(8)));
+        }
+        if (current != null) {
+            each.accept(deserialize ? history(current, rows) : new History(current, List.of(), rows));
         }
     }
 

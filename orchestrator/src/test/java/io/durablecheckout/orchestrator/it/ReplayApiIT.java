@@ -5,7 +5,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.durablecheckout.activities.inventory.InventoryAdmin;
 import io.durablecheckout.api.checkout.ActivityRetryScheduledEvent;
 import io.durablecheckout.api.values.TenantId;
+import io.durablecheckout.orchestrator.config.AxonInfrastructureConfiguration;
 import io.durablecheckout.orchestrator.replay.CheckoutReplayer;
+import io.durablecheckout.orchestrator.replay.EventUpcasters;
 import io.durablecheckout.orchestrator.replay.HistoryBundle;
 import io.durablecheckout.orchestrator.replay.ReplayReport;
 import io.durablecheckout.orchestrator.replay.StoredHistories;
@@ -42,6 +44,9 @@ class ReplayApiIT extends IntegrationTestBase {
 
     @Autowired
     StoredHistories histories;
+
+    @Autowired
+    javax.sql.DataSource dataSource;
 
     @Test
     void timeTravelShowsTheStateAfterEachEventAndWhatItChanged() {
@@ -131,6 +136,41 @@ class ReplayApiIT extends IntegrationTestBase {
         // and the whole history still replays identically (the replayer reads through the same upcasters)
         ReplayReport report = new CheckoutReplayer().replay(histories.load(id));
         assertThat(report.verdict()).as(report.render()).isEqualTo(ReplayReport.Verdict.IDENTICAL);
+    }
+
+    /**
+     * The bulk read behind {@code replay --all}: every checkout exactly once, in id order, each with its whole
+     * history, across many chunks (two checkouts a query here), and {@code --since} keeps exactly the later ones.
+     */
+    @Test
+    void theBulkReadVisitsEveryCheckoutOnceWithItsWholeHistoryAndHonoursSince() {
+        List<String> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            ids.add(completed("tok_approve"));
+        }
+        StoredHistories chunked = new StoredHistories(dataSource, AxonInfrastructureConfiguration.strictEventSerializer(),
+                EventUpcasters.chain(), 2);
+        Map<String, StoredHistories.History> all = new java.util.LinkedHashMap<>();
+        chunked.forEachRaw(null, h -> assertThat(all.put(h.checkoutId(), h)).as("%s twice", h.checkoutId()).isNull());
+        assertThat(List.copyOf(all.keySet())).containsAll(ids).isSorted().hasSize((int) chunked.count(null));
+        for (String id : ids) {
+            StoredHistories.History one = histories.load(id);
+            StoredHistories.History bulk = chunked.history(id, all.get(id).rows());
+            assertThat(bulk.events()).extracting(e -> e.sequence())
+                    .containsExactlyElementsOf(one.events().stream().map(e -> e.sequence()).toList());
+            assertThat(bulk.events()).extracting(e -> e.payload())
+                    .containsExactlyElementsOf(one.events().stream().map(e -> e.payload()).toList());
+        }
+
+        java.time.Instant since = histories.load(ids.get(2)).rows().get(0).getTimestamp();
+        List<String> later = new java.util.ArrayList<>();
+        chunked.forEachRaw(since, h -> later.add(h.checkoutId()));
+        assertThat(later).contains(ids.get(2), ids.get(3), ids.get(4)).doesNotContain(ids.get(0), ids.get(1))
+                .allSatisfy(id -> assertThat(all.get(id).rows().get(0).getTimestamp()).isAfterOrEqualTo(since));
+        // exactly the checkouts whose first event is not before `since`, in the same order
+        assertThat(later.stream().filter(all::containsKey).toList()).containsExactlyElementsOf(all.values().stream()
+                .filter(h -> !h.rows().get(0).getTimestamp().isBefore(since))
+                .map(StoredHistories.History::checkoutId).toList());
     }
 
     private List<ActivityRetryScheduledEvent> retries(String id) {
