@@ -5,9 +5,12 @@ import com.fasterxml.jackson.annotation.PropertyAccessor;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.module.SimpleModule;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import org.axonframework.serialization.Serializer;
 import org.axonframework.serialization.json.JacksonSerializer;
+
+import java.time.Instant;
 
 /**
  * The JSON shape of everything Axon stores (events, sagas, tokens, deadlines): one definition shared by the running
@@ -25,6 +28,9 @@ public final class AxonJson {
     public static ObjectMapper objectMapper() {
         return new ObjectMapper()
                 .registerModule(new JavaTimeModule())
+                // after the JSR-310 module, so this reader of the common form wins (it falls back to the module's)
+                .registerModule(new SimpleModule("iso-instant").addDeserializer(Instant.class,
+                        new IsoInstantDeserializer()))
                 .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
                 .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
                 .setVisibility(PropertyAccessor.FIELD, JsonAutoDetect.Visibility.ANY);
