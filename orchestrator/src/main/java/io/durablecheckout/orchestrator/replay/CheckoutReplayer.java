@@ -106,8 +106,16 @@ public final class CheckoutReplayer {
      * replay); any other is replayed again, deterministically, for its full report.
      */
     public ReplayReport verdict(StoredHistories.History history) {
-        ReplayReport quick = replay(history.checkoutId(), history.events(), false);
+        ReplayReport quick = quick(history);
         return quick.identical() ? quick : replay(history.checkoutId(), history.events(), true);
+    }
+
+    /**
+     * Whether a history replays identically, and nothing more: no timeline, and a report that is not identical is
+     * only a verdict (for its description, {@link #replay} the history read in full).
+     */
+    public ReplayReport quick(StoredHistories.History history) {
+        return replay(history.checkoutId(), history.events(), false);
     }
 
     private ReplayReport replay(String checkoutId, List<HistoryEvent> history, boolean describe) {

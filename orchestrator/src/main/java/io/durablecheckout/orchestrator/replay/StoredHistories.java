@@ -250,6 +250,20 @@ public final class StoredHistories {
      * parsed: replay does not read them (the rows keep them for export).
      */
     public History history(String checkoutId, List<? extends DomainEventData<byte[]>> rows) {
+        return history(checkoutId, rows, false);
+    }
+
+    /**
+     * Like {@link #history(String, List)} for a verdict only ({@link CheckoutReplayer#quick}): each recorded input's
+     * payload is left unparsed in its metadata map (replay reads it from the stored bytes as its command anyway), the
+     * half of the metadata only a report describes. A history that does not replay identically is read again in
+     * full for its report. docs/decisions.md §57.
+     */
+    public History historyForVerdict(String checkoutId, List<? extends DomainEventData<byte[]>> rows) {
+        return history(checkoutId, rows, true);
+    }
+
+    private History history(String checkoutId, List<? extends DomainEventData<byte[]>> rows, boolean lean) {
         if (serializer instanceof JacksonSerializer jackson) {
             List<HistoryEvent> events = new ArrayList<>(rows.size());
             for (DomainEventData<byte[]> row : rows) {
@@ -258,7 +272,7 @@ public final class StoredHistories {
                 if (type == null) {
                     return upcastHistory(checkoutId, rows);
                 }
-                EventMetaData metaData = metaData(jackson.getObjectMapper(), row.getMetaData().getData());
+                EventMetaData metaData = metaData(jackson.getObjectMapper(), row.getMetaData().getData(), lean);
                 events.add(new HistoryEvent(row.getSequenceNumber(), read(jackson, type, payload.getData()),
                         metaData.values(), metaData.inputPayload()));
             }
@@ -295,7 +309,7 @@ public final class StoredHistories {
      * input's payload lies in the stored bytes: replay reads it from there straight as its command or deadline
      * payload instead of converting the map (docs/decisions.md §52).
      */
-    private EventMetaData metaData(ObjectMapper mapper, byte[] json) {
+    private EventMetaData metaData(ObjectMapper mapper, byte[] json, boolean lean) {
         ObjectReader untyped = readers.computeIfAbsent(Object.class, mapper::readerFor);
         try (JsonParser p = mapper.createParser(json)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
@@ -318,7 +332,11 @@ public final class StoredHistories {
                     if (payload) {
                         start = p.currentTokenLocation().getByteOffset();
                     }
-                    input.put(field, value(untyped, p));
+                    if (payload && lean) {
+                        p.skipChildren();
+                    } else {
+                        input.put(field, value(untyped, p));
+                    }
                     if (payload) {
                         end = p.currentLocation().getByteOffset();
                     }

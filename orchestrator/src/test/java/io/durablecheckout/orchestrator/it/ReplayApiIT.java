@@ -162,6 +162,13 @@ class ReplayApiIT extends IntegrationTestBase {
                     .containsExactlyElementsOf(one.events().stream().map(e -> e.payload()).toList());
         }
 
+        // the command line's bulk replay over the same reader: every history read, every one identical
+        io.durablecheckout.orchestrator.replay.ReplayCommand.Summary summary =
+                io.durablecheckout.orchestrator.replay.ReplayCommand.replayAll(chunked, null, 2, all.size(), null);
+        assertThat(summary.histories()).isEqualTo(all.size());
+        assertThat(summary.failed()).extracting(ReplayReport::render).isEmpty();
+        assertThat(summary.identical()).isEqualTo(all.size());
+
         java.time.Instant since = histories.load(ids.get(2)).rows().get(0).getTimestamp();
         List<String> later = new java.util.ArrayList<>();
         chunked.forEachRaw(since, h -> later.add(h.checkoutId()));

@@ -162,6 +162,35 @@ class ReplayCorpusTest {
         assertThat(bulk.render()).isEqualTo(full.render());
     }
 
+    /**
+     * The bulk run's lean reading (each input's payload left unparsed in the metadata map) gives every corpus history
+     * the verdict the full reading gives, and a changed decision still diverges at the same position.
+     */
+    @Test
+    void the_lean_reading_for_a_verdict_agrees_with_the_full_reading() throws Exception {
+        StoredHistories reader = new StoredHistories(null,
+                io.durablecheckout.orchestrator.serialization.AxonJson.strictEventSerializer(), EventUpcasters.chain());
+        CheckoutReplayer replayer = new CheckoutReplayer();
+        CheckoutReplayer variant = CheckoutReplayer.forVariant(DeclineTakenForUnknown.class,
+                DeclineTakenForUnknown::new);
+        int diverged = 0;
+        for (Path file : bundles()) {
+            StoredHistories.History full = HistoryBundle.read(file);
+            StoredHistories.History lean = reader.historyForVerdict(full.checkoutId(), full.rows());
+            assertThat(lean.events()).hasSameSizeAs(full.events());
+            assertThat(lean.events().get(0).input()).doesNotContainKey("payload");
+            assertThat(replayer.quick(lean).verdict()).as(file.toString()).isEqualTo(ReplayReport.Verdict.IDENTICAL);
+            ReplayReport changed = variant.quick(lean);
+            ReplayReport reference = variant.replay(full);
+            assertThat(changed.verdict()).as(file.toString()).isEqualTo(reference.verdict());
+            if (!reference.identical()) {
+                diverged++;
+                assertThat(changed.divergence().position()).isEqualTo(reference.divergence().position());
+            }
+        }
+        assertThat(diverged).as("bundles the changed decision diverges on").isPositive();
+    }
+
     /** Acceptance: fewer attempts (here: as many as the history used) end the retries one failure earlier. */
     @Test
     void fewer_attempts_are_reported_at_the_failure_that_now_exhausts_them() throws Exception {
