@@ -94,7 +94,7 @@ public final class StoredHistories {
      * small rows) and each chunk is read as one range of the (aggregate, sequence) index, in binary (a bytea in text
      * form is hex, twice the bytes to encode and to decode). A range is several times cheaper for the server than
      * the same ids as a list; a checkout in the range but not in the chunk (created later, or before {@code since})
-     * is skipped. docs/decisions.md §57.
+     * is skipped. docs/decisions.md §58.
      */
     private void visit(Instant since, boolean deserialize, Consumer<History> each) {
         String firstEvents = "select aggregateidentifier, timestamp from domainevententry where type = ? and sequencenumber = 0"
@@ -257,7 +257,7 @@ public final class StoredHistories {
      * Like {@link #history(String, List)} for a verdict only ({@link CheckoutReplayer#quick}): each recorded input's
      * payload is left unparsed in its metadata map (replay reads it from the stored bytes as its command anyway), the
      * half of the metadata only a report describes. A history that does not replay identically is read again in
-     * full for its report. docs/decisions.md §57.
+     * full for its report. docs/decisions.md §58.
      */
     public History historyForVerdict(String checkoutId, List<? extends DomainEventData<byte[]>> rows) {
         return history(checkoutId, rows, true);
