@@ -14,6 +14,8 @@ import org.axonframework.deadline.dbscheduler.DbSchedulerDeadlineManager;
 import org.axonframework.eventhandling.tokenstore.TokenStore;
 import org.axonframework.eventhandling.tokenstore.jdbc.JdbcTokenStore;
 import org.axonframework.eventhandling.tokenstore.jdbc.TokenSchema;
+import org.axonframework.eventsourcing.AggregateFactory;
+import org.axonframework.eventsourcing.GenericAggregateFactory;
 import org.axonframework.eventsourcing.eventstore.EventStorageEngine;
 import org.axonframework.eventsourcing.eventstore.jdbc.EventSchema;
 import org.axonframework.eventsourcing.eventstore.jdbc.JdbcEventStorageEngine;
@@ -36,6 +38,7 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
 import org.springframework.transaction.PlatformTransactionManager;
 
+import io.durablecheckout.orchestrator.checkout.Checkout;
 import io.durablecheckout.orchestrator.cluster.ClusterProperties;
 import io.durablecheckout.orchestrator.replay.EventUpcasters;
 import io.durablecheckout.orchestrator.serialization.AxonJson;
@@ -75,6 +78,17 @@ public class AxonInfrastructureConfiguration {
     @Qualifier("eventSerializer")
     public Serializer eventSerializer() {
         return strictEventSerializer();
+    }
+
+    /**
+     * The Checkout is instantiated by its no-argument constructor, not as a Spring prototype bean (Axon's default for
+     * an {@code @Aggregate} on Spring): it takes nothing from the context (its resources are handler parameters), and
+     * creating a prototype bean with every post-processor on each load was about a tenth of the saga thread. Axon's
+     * Spring lookup takes a bean named {@code <aggregate>AggregateFactory} when there is one. docs/decisions.md §58.
+     */
+    @Bean
+    public AggregateFactory<Checkout> checkoutAggregateFactory() {
+        return new GenericAggregateFactory<>(Checkout.class);
     }
 
     /** Declared by hand: on Boot 4, Axon's auto-configuration runs before Boot's JDBC transaction manager exists. */

@@ -56,6 +56,10 @@ class WiringIT extends IntegrationTestBase {
         assertThat(axon.serializer()).isInstanceOf(JacksonSerializer.class);
         assertThat(axon.eventSerializer()).isInstanceOf(JacksonSerializer.class);
         assertThat(axon.messageSerializer()).isInstanceOf(JacksonSerializer.class);
+        // the Checkout is built by its constructor, not as a Spring prototype bean (decision 58)
+        assertThat(((org.axonframework.eventsourcing.EventSourcingRepository<?>) axon
+                .repository(io.durablecheckout.orchestrator.checkout.Checkout.class)).getAggregateFactory())
+                .isInstanceOf(org.axonframework.eventsourcing.GenericAggregateFactory.class);
     }
 
     @Test
