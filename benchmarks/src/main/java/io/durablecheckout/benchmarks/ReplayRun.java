@@ -133,7 +133,53 @@ final class ReplayRun {
             line.put(key + "not_replayable", decisions.notReplayable());
         }
         line.put("decision_replay_load_avg_1m", round(Resources.loadAverage1m(), 2));
+        commandLine(line);
         return line;
+    }
+
+    /**
+     * {@code replay --all} as a user runs it: the application jar in a fresh JVM, once with the JVM's defaults and
+     * once as docs/replay.md starts a bulk replay (C1 only, the build's class-data sharing archive). Its own summary
+     * line is the figure: from the first history read to the last replayed, without the JVM's start.
+     */
+    private void commandLine(Map<String, Object> line) throws Exception {
+        java.nio.file.Path jar = AppProcesses.jar(options);
+        java.nio.file.Path archive = AppProcesses.archiveOf(jar);
+        Map<String, List<String>> runs = new LinkedHashMap<>();
+        runs.put("defaults", List.of());
+        runs.put("documented", archive == null ? List.of("-XX:TieredStopAtLevel=1")
+                : List.of("-XX:TieredStopAtLevel=1", "-XX:SharedArchiveFile=" + archive));
+        for (Map.Entry<String, List<String>> run : runs.entrySet()) {
+            List<String> command = new ArrayList<>();
+            command.add(java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java").toString());
+            command.add("-Xmx512m");
+            command.add("-XX:+UseSerialGC");
+            command.addAll(run.getValue());
+            command.addAll(List.of("-jar", jar.toString(), "replay", "--all", "--jdbc-url", db.url(),
+                    "--jdbc-user", db.user(), "--jdbc-password", db.password()));
+            Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            String output = new String(process.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            int exit = process.waitFor();
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("summary: (\\d+) histories, \\d+ events in "
+                    + "([\\d.]+) s \\((\\d+) histories/s; (\\d+) per CPU-second\\): (\\d+) identical, (\\d+) diverged")
+                    .matcher(output);
+            String key = "decision_replay_cli_" + run.getKey() + "_";
+            line.put(key + "jvm_options", run.getValue());
+            line.put(key + "exit_code", exit);
+            if (!m.find()) {
+                progress("replay: the command line (%s) printed no summary (exit %d): %s", run.getKey(), exit,
+                        output.length() > 2_000 ? output.substring(output.length() - 2_000) : output);
+                continue;
+            }
+            line.put(key + "histories", Long.parseLong(m.group(1)));
+            line.put(key + "seconds", Double.parseDouble(m.group(2)));
+            line.put(key + "histories_per_s", Long.parseLong(m.group(3)));
+            line.put(key + "histories_per_cpu_s", Long.parseLong(m.group(4)));
+            line.put(key + "identical", Long.parseLong(m.group(5)));
+            line.put(key + "diverged", Long.parseLong(m.group(6)));
+            progress("replay: the command line (%s %s): %s histories in %s s (%s/s), %s diverged, exit %d",
+                    run.getKey(), run.getValue(), m.group(1), m.group(2), m.group(3), m.group(6), exit);
+        }
     }
 
     /**
