@@ -15,7 +15,6 @@ import org.axonframework.eventhandling.tokenstore.TokenStore;
 import org.axonframework.eventhandling.tokenstore.jdbc.JdbcTokenStore;
 import org.axonframework.eventhandling.tokenstore.jdbc.TokenSchema;
 import org.axonframework.eventsourcing.AggregateFactory;
-import org.axonframework.eventsourcing.GenericAggregateFactory;
 import org.axonframework.eventsourcing.eventstore.EventStorageEngine;
 import org.axonframework.eventsourcing.eventstore.jdbc.EventSchema;
 import org.axonframework.eventsourcing.eventstore.jdbc.JdbcEventStorageEngine;
@@ -88,7 +87,7 @@ public class AxonInfrastructureConfiguration {
      */
     @Bean
     public AggregateFactory<Checkout> checkoutAggregateFactory() {
-        return new GenericAggregateFactory<>(Checkout.class);
+        return new CheckoutAggregateFactory();
     }
 
     /** Declared by hand: on Boot 4, Axon's auto-configuration runs before Boot's JDBC transaction manager exists. */

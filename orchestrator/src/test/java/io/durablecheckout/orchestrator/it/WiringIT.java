@@ -59,7 +59,7 @@ class WiringIT extends IntegrationTestBase {
         // the Checkout is built by its constructor, not as a Spring prototype bean (decision 58)
         assertThat(((org.axonframework.eventsourcing.EventSourcingRepository<?>) axon
                 .repository(io.durablecheckout.orchestrator.checkout.Checkout.class)).getAggregateFactory())
-                .isInstanceOf(org.axonframework.eventsourcing.GenericAggregateFactory.class);
+                .isInstanceOf(io.durablecheckout.orchestrator.config.CheckoutAggregateFactory.class);
     }
 
     @Test
