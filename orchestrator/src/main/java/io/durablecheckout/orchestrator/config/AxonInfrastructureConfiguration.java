@@ -113,7 +113,7 @@ public class AxonInfrastructureConfiguration {
                                                  TransactionManager transactionManager,
                                                  @Qualifier("eventSerializer") Serializer eventSerializer,
                                                  PersistenceExceptionResolver persistenceExceptionResolver) {
-        return JdbcEventStorageEngine.builder()
+        return new EventsOnlyStorageEngine(JdbcEventStorageEngine.builder()
                 .connectionProvider(connectionProvider)
                 .transactionManager(transactionManager)
                 .eventSerializer(eventSerializer)
@@ -121,8 +121,7 @@ public class AxonInfrastructureConfiguration {
                 .upcasterChain(EventUpcasters.chain())
                 .persistenceExceptionResolver(persistenceExceptionResolver)
                 .schema(new EventSchema())
-                .dataType(byte[].class)
-                .build();
+                .dataType(byte[].class));
     }
 
     @Bean

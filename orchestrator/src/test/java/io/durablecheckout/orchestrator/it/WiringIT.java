@@ -89,4 +89,25 @@ class WiringIT extends IntegrationTestBase {
         assertThat(count("SELECT count(*) FROM tokenentry WHERE processorname = ?", EventProcessingConfiguration.SAGA_PROCESSOR))
                 .isPositive();
     }
+
+    /**
+     * Aggregate loads do not ask the snapshot table (the product takes no snapshots; decision 58): a readable snapshot
+     * row is there, and Axon's own engine would return it.
+     */
+    @Test
+    void theEventStoreReadsNoSnapshotsAndStoresNone() {
+        String probe = "wiring-snapshot-probe-" + java.util.UUID.randomUUID();
+        jdbc.update("INSERT INTO snapshotevententry (aggregateidentifier, sequencenumber, type, eventidentifier, "
+                + "metadata, payload, payloadrevision, payloadtype, timestamp) VALUES (?, 0, 'Checkout', ?, "
+                + "convert_to('{}', 'UTF8'), convert_to('\"x\"', 'UTF8'), NULL, 'java.lang.String', ?)",
+                probe, java.util.UUID.randomUUID().toString(), java.time.Instant.now().toString());
+        try {
+            assertThat(storageEngine.readSnapshot(probe)).isEmpty();
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> storageEngine.storeSnapshot(
+                            new org.axonframework.eventhandling.GenericDomainEventMessage<>("Checkout", probe, 1, "x")))
+                    .isInstanceOf(UnsupportedOperationException.class);
+        } finally {
+            jdbc.update("DELETE FROM snapshotevententry WHERE aggregateidentifier = ?", probe);
+        }
+    }
 }
