@@ -12,7 +12,7 @@ import java.lang.reflect.InvocationTargetException;
  * Creates the empty Checkout that Axon then sources from its events, with its no-argument constructor. It replaces
  * Axon's Spring prototype factory, which made a prototype bean (bean creation with every post-processor) on each
  * load; the Checkout takes nothing from the context (its resources are handler parameters). No snapshots are taken,
- * so the first event is always the creation. docs/decisions.md §58.
+ * so the first event is always the creation. docs/decisions.md §59.
  */
 public final class CheckoutAggregateFactory implements AggregateFactory<Checkout> {
 

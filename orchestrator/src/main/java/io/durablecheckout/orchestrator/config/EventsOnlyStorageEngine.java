@@ -11,7 +11,7 @@ import java.util.stream.Stream;
 /**
  * Axon's JDBC event storage, without snapshots. The product takes none (a Checkout has about a dozen events), yet
  * every aggregate load asked the snapshot table first: four queries per checkout for rows that never exist. Storing a
- * snapshot is refused, so switching snapshots on cannot silently write rows nobody reads. docs/decisions.md §58.
+ * snapshot is refused, so switching snapshots on cannot silently write rows nobody reads. docs/decisions.md §59.
  */
 final class EventsOnlyStorageEngine extends JdbcEventStorageEngine {
 
@@ -26,6 +26,6 @@ final class EventsOnlyStorageEngine extends JdbcEventStorageEngine {
 
     @Override
     protected void storeSnapshot(@Nonnull DomainEventMessage<?> snapshot, @Nonnull Serializer serializer) {
-        throw new UnsupportedOperationException("this event store takes no snapshots (docs/decisions.md §58)");
+        throw new UnsupportedOperationException("this event store takes no snapshots (docs/decisions.md §59)");
     }
 }

@@ -16,7 +16,7 @@ import java.time.LocalDate;
  * Reads an {@link Instant} in the one form the serializer writes ({@code 2026-12-01T21:11:52.123456Z}: UTC, a
  * four-digit year, zero to nine fraction digits) by hand; anything else goes to the JSR-310 module's deserializer,
  * so what is accepted does not change. Every stored event carries instants (lease expiries, due times): through
- * {@code DateTimeFormatter} they were about a seventh of reading a history (docs/decisions.md §58).
+ * {@code DateTimeFormatter} they were about a seventh of reading a history (docs/decisions.md §59).
  */
 final class IsoInstantDeserializer extends StdScalarDeserializer<Instant> {
 

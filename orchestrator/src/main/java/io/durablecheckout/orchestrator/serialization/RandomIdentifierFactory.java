@@ -10,7 +10,7 @@ import java.util.concurrent.ThreadLocalRandom;
  * from the thread's own generator instead of {@link UUID#randomUUID()}'s shared {@code SecureRandom}, which takes a
  * lock and reads the kernel's pool every other call. An identifier has to be unique, not unpredictable: it is
  * no secret and grants nothing, and the event table's unique index would refuse a duplicate. Found by Axon through
- * {@code META-INF/services}; decisions never read these ids (replay compares payloads). docs/decisions.md §58.
+ * {@code META-INF/services}; decisions never read these ids (replay compares payloads). docs/decisions.md §59.
  */
 public final class RandomIdentifierFactory extends IdentifierFactory {
 

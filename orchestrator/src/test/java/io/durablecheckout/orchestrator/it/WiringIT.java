@@ -56,7 +56,7 @@ class WiringIT extends IntegrationTestBase {
         assertThat(axon.serializer()).isInstanceOf(JacksonSerializer.class);
         assertThat(axon.eventSerializer()).isInstanceOf(JacksonSerializer.class);
         assertThat(axon.messageSerializer()).isInstanceOf(JacksonSerializer.class);
-        // the Checkout is built by its constructor, not as a Spring prototype bean (decision 58)
+        // the Checkout is built by its constructor, not as a Spring prototype bean (decision 59)
         assertThat(((org.axonframework.eventsourcing.EventSourcingRepository<?>) axon
                 .repository(io.durablecheckout.orchestrator.checkout.Checkout.class)).getAggregateFactory())
                 .isInstanceOf(io.durablecheckout.orchestrator.config.CheckoutAggregateFactory.class);
@@ -91,7 +91,7 @@ class WiringIT extends IntegrationTestBase {
     }
 
     /**
-     * Aggregate loads do not ask the snapshot table (the product takes no snapshots; decision 58): a readable snapshot
+     * Aggregate loads do not ask the snapshot table (the product takes no snapshots; decision 59): a readable snapshot
      * row is there, and Axon's own engine would return it.
      */
     @Test
