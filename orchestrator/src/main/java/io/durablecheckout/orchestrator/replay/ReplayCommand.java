@@ -168,6 +168,12 @@ public final class ReplayCommand {
         long total = histories.count(since);
         out.println("replaying " + total + " checkout(s)" + (since == null ? "" : " created since " + since)
                 + " with " + threads + " thread(s)");
+        if (total >= 1_000 && java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .noneMatch(a -> a.startsWith("-XX:TieredStopAtLevel"))) {
+            // a run of seconds: the optimizing compiler costs more than it saves (docs/decisions.md §58)
+            out.println("hint: a bulk replay runs about twice as fast started with -XX:TieredStopAtLevel=1 "
+                    + "(docs/replay.md)");
+        }
         Summary summary = replayAll(histories, since, threads, total, err);
         List<ReplayReport> reports = summary.failed();
         reports.stream().limit(show).forEach(r -> out.print(r.render()));
