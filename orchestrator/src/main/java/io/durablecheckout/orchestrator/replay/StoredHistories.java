@@ -49,6 +49,9 @@ public final class StoredHistories {
     public record History(String checkoutId, List<HistoryEvent> events, List<DomainEventData<byte[]>> rows) {
     }
 
+    /** Checkouts per query of a bulk read: large enough that a query's round trip is shared, small enough to stream. */
+    private static final int CHUNK = 256;
+
     private static final String COLUMNS = "aggregateidentifier, sequencenumber, eventidentifier, timestamp, "
             + "payloadtype, payloadrevision, payload, metadata";
 
@@ -103,44 +106,36 @@ public final class StoredHistories {
         String rows = "select " + COLUMNS + " from domainevententry where aggregateidentifier between ? and ? "
                 + "and type = ? order by aggregateidentifier, sequencenumber";
         try (Connection idConnection = dataSource.getConnection(); Connection rowConnection = dataSource.getConnection()) {
-            boolean autoCommit = idConnection.getAutoCommit();
-            idConnection.setAutoCommit(false); // PostgreSQL streams with a fetch size only inside a transaction
-            idConnection.setReadOnly(true);
-            try (PreparedStatement idQuery = idConnection.prepareStatement(firstEvents);
-                 PreparedStatement rowQuery = binary(rowConnection.prepareStatement(rows))) {
-                idQuery.setFetchSize(Math.max(1_000, chunk));
-                idQuery.setString(1, Checkout.TYPE);
-                if (since != null) {
-                    idQuery.setString(2, lowerBound(since));
-                }
-                rowQuery.setString(3, Checkout.TYPE);
-                try (ResultSet r = idQuery.executeQuery()) {
-                    List<String> ids = new ArrayList<>(chunk);
-                    while (r.next()) {
-                        if (since == null || !Instant.parse(r.getString(2)).isBefore(since)) {
-                            ids.add(r.getString(1));
+            streaming(idConnection, () -> {
+                try (PreparedStatement idQuery = idConnection.prepareStatement(firstEvents);
+                     PreparedStatement rowQuery = binary(rowConnection.prepareStatement(rows))) {
+                    idQuery.setFetchSize(Math.max(1_000, chunk));
+                    idQuery.setString(1, Checkout.TYPE);
+                    if (since != null) {
+                        idQuery.setString(2, lowerBound(since));
+                    }
+                    rowQuery.setString(3, Checkout.TYPE);
+                    try (ResultSet r = idQuery.executeQuery()) {
+                        List<String> ids = new ArrayList<>(chunk);
+                        while (r.next()) {
+                            if (since == null || !Instant.parse(r.getString(2)).isBefore(since)) {
+                                ids.add(r.getString(1));
+                            }
+                            if (ids.size() == chunk) {
+                                readChunk(rowQuery, ids, deserialize, each);
+                                ids.clear();
+                            }
                         }
-                        if (ids.size() == chunk) {
+                        if (!ids.isEmpty()) {
                             readChunk(rowQuery, ids, deserialize, each);
-                            ids.clear();
                         }
                     }
-                    if (!ids.isEmpty()) {
-                        readChunk(rowQuery, ids, deserialize, each);
-                    }
                 }
-            } finally {
-                idConnection.rollback();
-                idConnection.setReadOnly(false);
-                idConnection.setAutoCommit(autoCommit);
-            }
+            });
         } catch (SQLException e) {
             throw new IllegalStateException("reading checkout histories failed: " + e.getMessage(), e);
         }
     }
-
-    /** Checkouts per query of {@link #visit}: large enough that a query's round trip is shared, small enough to stream. */
-    private static final int CHUNK = 256;
 
     private void readChunk(PreparedStatement rowQuery, List<String> chunk, boolean deserialize,
                            Consumer<History> each) throws SQLException {
@@ -202,24 +197,38 @@ public final class StoredHistories {
 
     private void query(String sql, List<String> args, boolean deserialize, Consumer<History> each) {
         try (Connection c = dataSource.getConnection()) {
-            boolean autoCommit = c.getAutoCommit();
-            c.setAutoCommit(false); // PostgreSQL streams with a fetch size only inside a transaction
-            c.setReadOnly(true);
-            try (PreparedStatement s = binary(c.prepareStatement(sql))) {
-                s.setFetchSize(2_000);
-                for (int i = 0; i < args.size(); i++) {
-                    s.setString(i + 1, args.get(i));
+            streaming(c, () -> {
+                try (PreparedStatement s = binary(c.prepareStatement(sql))) {
+                    s.setFetchSize(2_000);
+                    for (int i = 0; i < args.size(); i++) {
+                        s.setString(i + 1, args.get(i));
+                    }
+                    try (ResultSet r = s.executeQuery()) {
+                        emit(r, deserialize, each);
+                    }
                 }
-                try (ResultSet r = s.executeQuery()) {
-                    emit(r, deserialize, each);
-                }
-            } finally {
-                c.rollback();
-                c.setReadOnly(false);
-                c.setAutoCommit(autoCommit);
-            }
+            });
         } catch (SQLException e) {
             throw new IllegalStateException("reading checkout histories failed: " + e.getMessage(), e);
+        }
+    }
+
+    private interface Reading {
+        void run() throws SQLException;
+    }
+
+    /** Runs {@code reading} in a read-only transaction on {@code c}, rolled back after it: PostgreSQL streams with a
+     * fetch size only inside a transaction. */
+    private static void streaming(Connection c, Reading reading) throws SQLException {
+        boolean autoCommit = c.getAutoCommit();
+        c.setAutoCommit(false);
+        c.setReadOnly(true);
+        try {
+            reading.run();
+        } finally {
+            c.rollback();
+            c.setReadOnly(false);
+            c.setAutoCommit(autoCommit);
         }
     }
 
