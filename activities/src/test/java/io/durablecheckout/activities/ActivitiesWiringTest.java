@@ -14,6 +14,7 @@ import io.durablecheckout.activities.receipts.ReceiptsResource;
 import io.durablecheckout.activities.receipts.ReceiptsWorker;
 import io.durablecheckout.activities.simulator.PaymentProviderSimulator;
 import io.durablecheckout.activities.simulator.SimulatorProperties;
+import io.durablecheckout.activities.simulator.SimulatorServer;
 import io.durablecheckout.activities.simulator.SimulatorWebhookSender;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -77,6 +78,7 @@ class ActivitiesWiringTest {
                     .hasSingleBean(PaymentsWorker.class).hasSingleBean(PaymentsResource.class)
                     .hasSingleBean(ReceiptsWorker.class).hasSingleBean(ReceiptsResource.class)
                     .hasSingleBean(PaymentProviderSimulator.class).hasSingleBean(SimulatorWebhookSender.class)
+                    .hasSingleBean(SimulatorServer.class)
                     .hasSingleBean(ActivitiesAutoConfiguration.class);
             assertThat(context.getBean(PaymentProvider.class)).isInstanceOf(HttpPaymentProvider.class);
             assertThat(context.getBean(WorkerPauseHook.class)).isSameAs(WorkerPauseHook.NONE);
@@ -88,6 +90,7 @@ class ActivitiesWiringTest {
             assertThat(simulator.timeoutDelay()).isEqualTo(Duration.ofSeconds(5));
             assertThat(simulator.slowDelay()).isEqualTo(Duration.ofSeconds(1));
             assertThat(simulator.downForAttempts()).isEqualTo(2);
+            assertThat(simulator.port()).isZero();
             assertThat(simulator.webhooks().enabled()).isFalse();
             assertThat(simulator.webhooks().delay()).isEqualTo(Duration.ofMillis(200));
         });
@@ -118,8 +121,10 @@ class ActivitiesWiringTest {
     void simulatorAndDemoSeedingHaveTheirOwnSwitches() {
         runner.withPropertyValues("checkout.simulator.enabled=false", "checkout.demo.enabled=false").run(context -> {
             assertThat(context).hasNotFailed();
-            assertThat(context).doesNotHaveBean(PaymentProviderSimulator.class)
+            assertThat(context).doesNotHaveBean(PaymentProviderSimulator.class).doesNotHaveBean(SimulatorServer.class)
                     .doesNotHaveBean(SimulatorWebhookSender.class).doesNotHaveBean(DemoStockSeeder.class);
+            // no simulator, so no port of its own is opened or published
+            assertThat(context.getEnvironment().getProperty(SimulatorServer.PORT_PROPERTY)).isNull();
             assertThat(context).hasSingleBean(PaymentsWorker.class);
         });
     }

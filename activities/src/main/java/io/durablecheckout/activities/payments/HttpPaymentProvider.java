@@ -56,14 +56,18 @@ public class HttpPaymentProvider implements PaymentProvider {
                 .build();
     }
 
+    /**
+     * The port the simulator's own HTTP server publishes ({@code SimulatorServer.PORT_PROPERTY}); named here, not
+     * imported, since the payments service must not depend on the simulator.
+     */
+    static final String SIMULATOR_PORT_PROPERTY = "local.checkout.simulator.port";
+
     /** Configured from {@code checkout.payments.*}; a blank URL means this application's own simulator. */
     public static HttpPaymentProvider from(PaymentsProperties properties, Environment environment) {
         String configured = properties.providerUrl();
         Supplier<String> url = configured != null && !configured.isBlank()
                 ? () -> configured
-                // Resolved per call: local.server.port only exists once the web server has started.
-                : () -> "http://localhost:" + environment.getProperty("local.server.port",
-                environment.getProperty("server.port", "8080")) + "/simulator/provider";
+                : new OwnSimulatorUrl(environment);
         return new HttpPaymentProvider(url,
                 properties.connectTimeout() == null ? Duration.ofSeconds(1) : properties.connectTimeout(),
                 properties.requestTimeout() == null ? Duration.ofSeconds(2) : properties.requestTimeout());
@@ -226,6 +230,33 @@ public class HttpPaymentProvider implements PaymentProvider {
             return JSON.readValue(body, type);
         } catch (JacksonException e) {
             return null;
+        }
+    }
+
+    /**
+     * This application's simulator: its own loopback server once that has published its port (then fixed, so it is
+     * kept: an {@link Environment} lookup per call was a sixth of this client's CPU), else the simulator's path on the
+     * application's web server, resolved per call since {@code local.server.port} only exists once that has started.
+     */
+    private static final class OwnSimulatorUrl implements Supplier<String> {
+
+        private final Environment environment;
+        private volatile String resolved;
+
+        OwnSimulatorUrl(Environment environment) {
+            this.environment = environment;
+        }
+
+        @Override
+        public String get() {
+            String url = resolved;
+            if (url != null) return url;
+            String own = environment.getProperty(SIMULATOR_PORT_PROPERTY);
+            if (own != null) {
+                return resolved = "http://127.0.0.1:" + own + "/simulator/provider";
+            }
+            return "http://localhost:" + environment.getProperty("local.server.port",
+                    environment.getProperty("server.port", "8080")) + "/simulator/provider";
         }
     }
 

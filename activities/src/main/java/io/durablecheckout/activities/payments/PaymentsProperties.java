@@ -8,9 +8,10 @@ import java.time.Duration;
 /**
  * {@code checkout.payments.*}.
  *
- * @param providerUrl    base URL of the provider; blank means this application's own simulator,
- *                       {@code http://localhost:<port>/simulator/provider}, with the port resolved at call time (so
- *                       a random test port works)
+ * @param providerUrl    base URL of the provider; blank means this application's own simulator: its own loopback
+ *                       server, {@code http://127.0.0.1:<local.checkout.simulator.port>/simulator/provider}, or
+ *                       before that has published its port {@code http://localhost:<port>/simulator/provider} on the
+ *                       application's port, resolved at call time (so random test ports work)
  * @param connectTimeout failing to connect means the request was never delivered: retryable
  * @param requestTimeout no answer within it means the outcome is unknown, never declined
  */

@@ -17,6 +17,7 @@ import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
 
 import java.time.Duration;
+import java.util.regex.Pattern;
 
 /**
  * A payment provider, simulated, speaking {@link ProviderProtocol} under {@code /simulator/provider/v1}. Behaviour
@@ -30,6 +31,8 @@ import java.time.Duration;
 @RequestMapping("/simulator/provider" + ProviderProtocol.AUTHORIZATIONS)
 @ConditionalOnProperty(name = "checkout.simulator.enabled", havingValue = "true", matchIfMissing = true)
 public class PaymentProviderSimulator {
+
+    private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
 
     private final SimulatorLedger ledger;
     private final SimulatorWebhookSender webhooks;
@@ -48,18 +51,21 @@ public class PaymentProviderSimulator {
     public ResponseEntity<AuthorizationResponse> authorize(
             @RequestHeader(name = ProviderProtocol.IDEMPOTENCY_KEY, required = false) String idempotencyKey,
             @RequestBody AuthorizationRequest request) {
-        ledger.logCall("AUTHORIZE", request.operationId(), idempotencyKey);
         if (request.operationId() == null || request.operationId().isBlank()
                 || !request.operationId().equals(idempotencyKey)) {
+            ledger.logCall("AUTHORIZE", request.operationId(), idempotencyKey);
             return ResponseEntity.badRequest().body(new AuthorizationResponse(request.operationId(), "INVALID", null,
                     "Idempotency-Key must equal operationId"));
         }
-        if (request.currency() == null || !request.currency().matches("[A-Z]{3}") || request.amountMinor() < 0) {
+        if (request.currency() == null || !CURRENCY.matcher(request.currency()).matches() || request.amountMinor() < 0) {
+            ledger.logCall("AUTHORIZE", request.operationId(), idempotencyKey);
             return ResponseEntity.badRequest().body(new AuthorizationResponse(request.operationId(), "INVALID", null,
                     "invalid amount"));
         }
         PaymentTokenBehaviour behaviour = PaymentTokenBehaviour.of(request.paymentToken());
-        SimulatorLedger.AuthorizeResult result = ledger.authorize(request, behaviour, properties.downForAttempts());
+        // Logs the call too: in the same statement as the decision for a first request (SimulatorLedger).
+        SimulatorLedger.AuthorizeResult result = ledger.logAndAuthorize(request, idempotencyKey, behaviour,
+                properties.downForAttempts());
         if (result.refused()) {
             return ResponseEntity.status(HttpStatus.SERVICE_UNAVAILABLE).body(new AuthorizationResponse(
                     request.operationId(), "UNAVAILABLE", null, "provider temporarily unavailable"));

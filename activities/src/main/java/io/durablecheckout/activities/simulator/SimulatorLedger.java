@@ -23,8 +23,8 @@ import java.util.Optional;
 
 /**
  * The simulator's durable memory. Every method runs in its own, immediately committed transaction
- * (PROPAGATION_REQUIRES_NEW), so what the simulator decided survives whatever happens to the HTTP exchange and
- * to any caller's transaction, exactly like a real provider.
+ * (PROPAGATION_REQUIRES_NEW, or one autocommitted statement), so what the simulator decided survives whatever happens
+ * to the HTTP exchange and to any caller's transaction, exactly like a real provider.
  */
 @Component
 @ConditionalOnProperty(name = "checkout.simulator.enabled", havingValue = "true", matchIfMissing = true)
@@ -36,13 +36,28 @@ public class SimulatorLedger {
             rs.getTimestamp("updated_at").toInstant(), rs.getString("tenant_id"), rs.getLong("amount_minor"),
             rs.getString("currency"));
 
+    /**
+     * A first authorization request, logged and decided in one statement: the call log row and the decided row
+     * commit together or not at all. Inserts nothing into simulator_authorizations when the operation is already
+     * known (the CTE's INSERT into simulator_calls runs either way).
+     */
+    private static final String LOG_AND_DECIDE = "WITH logged AS (INSERT INTO simulator_calls (action, operation_id,"
+            + " idempotency_key) VALUES ('AUTHORIZE', :logOp, :key))"
+            + " INSERT INTO simulator_authorizations (operation_id, payment_token, amount_minor, currency, status,"
+            + " reference, reason, tenant_id) VALUES (:op, :token, :amount, :currency, :status, :ref, :reason, :tenant)"
+            + " ON CONFLICT (operation_id) DO NOTHING RETURNING *";
+
     private final NamedParameterJdbcTemplate jdbc;
     private final TransactionTemplate transactions;
+    /** One autocommitted statement, outside any transaction a caller might have bound to the thread. */
+    private final TransactionTemplate autocommit;
 
     public SimulatorLedger(DataSource dataSource, PlatformTransactionManager transactionManager) {
         this.jdbc = new NamedParameterJdbcTemplate(dataSource);
         this.transactions = new TransactionTemplate(transactionManager);
         this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+        this.autocommit = new TransactionTemplate(transactionManager);
+        this.autocommit.setPropagationBehavior(TransactionDefinition.PROPAGATION_NOT_SUPPORTED);
     }
 
     /** One authorization as recorded. {@code status} NEW means nothing has been decided (looks up as absent). */
@@ -77,6 +92,49 @@ public class SimulatorLedger {
 
     private static String clip(String s) {
         return s.length() <= 255 ? s : s.substring(0, 255);
+    }
+
+    /**
+     * Logs an authorization request and decides it. The common case, an operation never seen, is one autocommitted
+     * statement (one commit instead of the two of {@link #logCall} then {@link #authorize}): the decision is still
+     * durable before the answer, and the log still has every request, since a decision is never recorded without its
+     * log row. If that statement fails, the call is logged on its own before the error goes back (a request that
+     * reached the provider is always counted). Known operations and {@code tok_provider_down} (whose refusals must not
+     * decide) take the locking path.
+     */
+    AuthorizeResult logAndAuthorize(AuthorizationRequest request, String idempotencyKey, PaymentTokenBehaviour behaviour,
+                                    int downForAttempts) {
+        if (behaviour == PaymentTokenBehaviour.PROVIDER_DOWN) {
+            logCall("AUTHORIZE", request.operationId(), idempotencyKey);
+            return authorize(request, behaviour, downForAttempts);
+        }
+        List<Authorization> decided;
+        try {
+            decided = autocommit.execute(tx -> jdbc.query(LOG_AND_DECIDE, new MapSqlParameterSource()
+                            .addValue("logOp", clip(request.operationId()))
+                            .addValue("key", idempotencyKey == null ? null : clip(idempotencyKey))
+                            .addValue("op", request.operationId())
+                            .addValue("token", request.paymentToken() == null ? "" : request.paymentToken())
+                            .addValue("amount", request.amountMinor())
+                            .addValue("currency", request.currency())
+                            .addValue("status", behaviour.status)
+                            .addValue("ref", reference("SIM-", request.operationId()))
+                            .addValue("reason", behaviour.reason)
+                            .addValue("tenant", request.tenantId()),
+                    AUTHORIZATION));
+        } catch (RuntimeException e) {
+            try {
+                logCall("AUTHORIZE", request.operationId(), idempotencyKey);
+            } catch (RuntimeException alsoFailed) {
+                e.addSuppressed(alsoFailed);
+            }
+            throw e;
+        }
+        if (decided != null && !decided.isEmpty()) {
+            return new AuthorizeResult(false, true, decided.get(0));
+        }
+        // Already known (a repeat, a refused tok_provider_down, a void that came first): logged above, decide as before.
+        return authorize(request, behaviour, downForAttempts);
     }
 
     AuthorizeResult authorize(AuthorizationRequest request, PaymentTokenBehaviour behaviour, int downForAttempts) {

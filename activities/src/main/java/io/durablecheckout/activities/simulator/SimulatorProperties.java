@@ -12,12 +12,15 @@ import java.time.Duration;
  *                        client's request timeout, so the client times out
  * @param slowDelay       how long {@code tok_slow} takes to answer (shorter than the client's timeout)
  * @param downForAttempts how many requests per operation id {@code tok_provider_down} refuses with 503
+ * @param port            the loopback port of the simulator's own HTTP server ({@link SimulatorServer}); 0, the
+ *                        default, takes any free one (several nodes on one machine each get theirs)
  */
 @ConfigurationProperties("checkout.simulator")
 public record SimulatorProperties(@DefaultValue("true") boolean enabled,
                                   @DefaultValue("5s") Duration timeoutDelay,
                                   @DefaultValue("1s") Duration slowDelay,
                                   @DefaultValue("2") int downForAttempts,
+                                  @DefaultValue("0") int port,
                                   @DefaultValue Webhooks webhooks) {
 
     public SimulatorProperties {

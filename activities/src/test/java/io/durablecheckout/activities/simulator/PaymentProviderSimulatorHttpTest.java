@@ -94,6 +94,50 @@ class PaymentProviderSimulatorHttpTest extends PostgresTestSupport {
     void wiresTheAutoConfiguredDefaults() {
         assertThat(provider).isInstanceOf(HttpPaymentProvider.class);
         assertThat(app.getBean(WorkerPauseHook.class)).isSameAs(WorkerPauseHook.NONE);
+        // the simulator's own loopback server, not the application's web server
+        assertThat(app.getEnvironment().getProperty(SimulatorServer.PORT_PROPERTY, Integer.class))
+                .isEqualTo(app.getBean(SimulatorServer.class).port())
+                .isNotEqualTo(port);
+    }
+
+    @Test
+    void bothServersSpeakTheSameProtocolAndLogEveryCallOnce() {
+        HttpPaymentProvider viaAppPort = new HttpPaymentProvider(
+                () -> "http://localhost:" + port + "/simulator/provider", Duration.ofSeconds(1), Duration.ofMillis(1500));
+        for (PaymentProvider client : List.of(provider, viaAppPort)) {
+            OperationId id = op();
+            AuthorizationAnswer first = client.authorize(id, AMOUNT, "tok_approve");
+            assertThat(first.status()).isEqualTo(AuthorizationStatus.AUTHORIZED);
+            assertThat(client.authorize(id, AMOUNT, "tok_decline")).isEqualTo(first);
+            assertThat(client.lookup(id, new OperationId(id.value() + "-lookup")).outcome())
+                    .isEqualTo(PaymentLookupOutcome.AUTHORIZED);
+            assertThat(client.voidAuthorization(id, new OperationId(id.value() + "-void"), AMOUNT).done()).isTrue();
+            assertThat(jdbc.queryForList("SELECT action FROM simulator_calls WHERE operation_id = ? ORDER BY id",
+                    String.class, id.value())).containsExactly("AUTHORIZE", "AUTHORIZE", "LOOKUP", "VOID");
+            assertThat(jdbc.queryForList("SELECT idempotency_key FROM simulator_calls WHERE operation_id = ?"
+                    + " AND action = 'AUTHORIZE'", String.class, id.value())).containsExactly(id.value(), id.value());
+            assertThat(jdbc.queryForObject("SELECT count(*) FROM simulator_authorizations WHERE operation_id = ?",
+                    Integer.class, id.value())).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void theSimulatorsOwnServerAnswersUnknownPathsAndBadBodiesAsTheWebStackDoes() throws Exception {
+        int own = app.getBean(SimulatorServer.class).port();
+        HttpClient http = HttpClient.newHttpClient();
+        HttpResponse<String> wrongPath = http.send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + own + "/simulator/provider/v1/authorizations/x/authorize-payment/nope"))
+                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(wrongPath.statusCode()).isEqualTo(404);
+        HttpResponse<String> notJson = http.send(HttpRequest.newBuilder(
+                        URI.create("http://127.0.0.1:" + own + "/simulator/provider/v1/authorizations"))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{not json")).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(notJson.statusCode()).isEqualTo(400);
+        HttpResponse<String> elsewhere = http.send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + own + "/api/v1/checkouts")).GET().build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(elsewhere.statusCode()).isEqualTo(404);
     }
 
     @Test
@@ -226,16 +270,23 @@ class PaymentProviderSimulatorHttpTest extends PostgresTestSupport {
 
     @Test
     void missingOrMismatchedIdempotencyKeyIsRefused() throws Exception {
-        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create("http://localhost:" + port + "/simulator/provider/v1/authorizations"))
-                .header("Content-Type", "application/json")
-                .header("Idempotency-Key", "something-else")
-                .POST(HttpRequest.BodyPublishers.ofString(
-                        "{\"operationId\":\"x/authorize-payment\",\"amountMinor\":1,\"currency\":\"EUR\",\"paymentToken\":\"tok_approve\"}"))
-                .build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(response.statusCode()).isEqualTo(400);
+        // on the application's port (the path docker-compose names) and on the simulator's own
+        for (int server : List.of(port, app.getBean(SimulatorServer.class).port())) {
+            HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                            URI.create("http://localhost:" + server + "/simulator/provider/v1/authorizations"))
+                    .header("Content-Type", "application/json")
+                    .header("Idempotency-Key", "something-else")
+                    .POST(HttpRequest.BodyPublishers.ofString(
+                            "{\"operationId\":\"x/authorize-payment\",\"amountMinor\":1,\"currency\":\"EUR\",\"paymentToken\":\"tok_approve\"}"))
+                    .build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(response.statusCode()).isEqualTo(400);
+            assertThat(response.body()).contains("\"status\":\"INVALID\"");
+        }
         assertThat(jdbc.queryForObject("SELECT count(*) FROM simulator_authorizations WHERE operation_id = 'x/authorize-payment'",
                 Integer.class)).isZero();
+        // refused, but received: both are in the provider's call log
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM simulator_calls WHERE operation_id = 'x/authorize-payment'",
+                Integer.class)).isEqualTo(2);
     }
 
     @Test

@@ -47,8 +47,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
         "org.axonframework.springboot.autoconfig.UpdateCheckerAutoConfiguration",
         "org.axonframework.springboot.autoconfig.XStreamAutoConfiguration"})
 @EnableConfigurationProperties(SimulatorProperties.class)
-@Import({PaymentProviderSimulator.class, SimulatorLedger.class, SimulatorWebhookSender.class, SimulatorFaults.class,
-        SimulatorTestApplication.WebhookReceiver.class})
+@Import({PaymentProviderSimulator.class, SimulatorServer.class, SimulatorLedger.class, SimulatorWebhookSender.class,
+        SimulatorFaults.class, SimulatorTestApplication.WebhookReceiver.class})
 public class SimulatorTestApplication {
 
     public record ReceivedWebhook(String body, long timestamp, String signature) {
