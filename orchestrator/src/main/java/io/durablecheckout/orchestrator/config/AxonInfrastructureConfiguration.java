@@ -79,12 +79,7 @@ public class AxonInfrastructureConfiguration {
         return strictEventSerializer();
     }
 
-    /**
-     * The Checkout is instantiated by its no-argument constructor, not as a Spring prototype bean (Axon's default for
-     * an {@code @Aggregate} on Spring): it takes nothing from the context (its resources are handler parameters), and
-     * creating a prototype bean with every post-processor on each load was about a tenth of the saga thread. Axon's
-     * Spring lookup takes a bean named {@code <aggregate>AggregateFactory} when there is one. docs/decisions.md §59.
-     */
+    /** Axon's Spring lookup uses a bean named {@code <aggregate>AggregateFactory} when there is one (why: the class). */
     @Bean
     public AggregateFactory<Checkout> checkoutAggregateFactory() {
         return new CheckoutAggregateFactory();
