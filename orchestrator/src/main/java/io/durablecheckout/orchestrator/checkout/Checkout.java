@@ -54,13 +54,18 @@ import static org.axonframework.modelling.command.AggregateLifecycle.apply;
  * and the {@link WorkflowPolicy} is the one recorded when the checkout was created, not the configuration of the
  * day. No clock, random or I/O here.
  */
-@Aggregate(type = Checkout.TYPE)
+@Aggregate(type = Checkout.TYPE, cache = "checkoutCache") // a hit is verified against the store: decisions.md §60
 public class Checkout extends CheckoutLeases {
 
     public static final String TYPE = "Checkout";
 
     protected Checkout() {
         // for Axon: rebuilt from events
+    }
+
+    /** Completed or cancelled, with no payment dispute open: nothing left to drive (the aggregate cache drops it). */
+    public boolean atRest() {
+        return state != null && state.isTerminal() && !disputeOpen;
     }
 
     // ------------------------------------------------------------------------------------------------ commands
