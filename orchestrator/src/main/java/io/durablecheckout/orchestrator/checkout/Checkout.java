@@ -54,7 +54,8 @@ import static org.axonframework.modelling.command.AggregateLifecycle.apply;
  * and the {@link WorkflowPolicy} is the one recorded when the checkout was created, not the configuration of the
  * day. No clock, random or I/O here.
  */
-@Aggregate(type = Checkout.TYPE, cache = "checkoutCache") // a hit is verified against the store: decisions.md §60
+// cached, each hit verified against the store; its command targets found once per command class: decisions.md §60
+@Aggregate(type = Checkout.TYPE, cache = "checkoutCache", commandTargetResolver = "checkoutCommandTargetResolver")
 public class Checkout extends CheckoutLeases {
 
     public static final String TYPE = "Checkout";

@@ -23,6 +23,7 @@ import org.axonframework.eventsourcing.eventstore.jdbc.JdbcEventStorageEngine;
 import org.axonframework.eventsourcing.eventstore.jdbc.JdbcSQLErrorCodesResolver;
 import org.axonframework.messaging.correlation.CorrelationDataProvider;
 import org.axonframework.messaging.interceptors.CorrelationDataInterceptor;
+import org.axonframework.modelling.command.CommandTargetResolver;
 import org.axonframework.modelling.saga.repository.SagaStore;
 import org.axonframework.modelling.saga.repository.jdbc.JdbcSagaStore;
 import org.axonframework.modelling.saga.repository.jdbc.PostgresSagaSqlSchema;
@@ -100,6 +101,12 @@ public class AxonInfrastructureConfiguration {
     public Cache checkoutCache(ObjectProvider<EventStore> eventStore) {
         return new VerifiedAggregateCache(id -> eventStore.getObject().lastSequenceNumberFor(id),
                 root -> !(root instanceof Checkout checkout) || !checkout.atRest(), CACHED_CHECKOUTS);
+    }
+
+    /** Axon's annotation resolver, with the annotations looked up once per command class (decisions.md §60). */
+    @Bean
+    public CommandTargetResolver checkoutCommandTargetResolver() {
+        return new CachedCommandTargetResolver();
     }
 
     /** Declared by hand: on Boot 4, Axon's auto-configuration runs before Boot's JDBC transaction manager exists. */

@@ -65,6 +65,14 @@ class WiringIT extends IntegrationTestBase {
                 .isInstanceOf(org.axonframework.eventsourcing.CachingEventSourcingRepository.class)
                 .extracting("cache")
                 .isInstanceOf(io.durablecheckout.orchestrator.config.VerifiedAggregateCache.class);
+        // and the command handler finds a command's checkout with the resolver that looks once per class
+        org.axonframework.config.AggregateConfiguration<?> checkout = axon
+                .findModules(org.axonframework.config.AggregateConfiguration.class).stream()
+                .filter(m -> m.aggregateType() == io.durablecheckout.orchestrator.checkout.Checkout.class)
+                .findFirst().orElseThrow();
+        assertThat(((org.axonframework.config.Component<?>) org.springframework.test.util.ReflectionTestUtils
+                .getField(checkout, "commandTargetResolver")).get())
+                .isInstanceOf(io.durablecheckout.orchestrator.config.CachedCommandTargetResolver.class);
     }
 
     @Test
