@@ -156,14 +156,17 @@ public class AxonInfrastructureConfiguration {
                 .build();
     }
 
-    /** {@link PostgresSagaSqlSchema} loads a saga with SELECT … FOR UPDATE: a deadline and an event cannot interleave. */
+    /**
+     * {@link PostgresSagaSqlSchema} loads a saga with SELECT … FOR UPDATE: a deadline and an event cannot interleave.
+     * A saga its handler left as loaded is not written back (decisions.md §60).
+     */
     @Bean
     public SagaStore<Object> sagaStore(ConnectionProvider connectionProvider, Serializer serializer) {
-        return JdbcSagaStore.builder()
+        return new ChangedOnlySagaStore(JdbcSagaStore.builder()
                 .connectionProvider(connectionProvider)
                 .sqlSchema(new PostgresSagaSqlSchema())
                 .serializer(serializer)
-                .build();
+                .build(), serializer);
     }
 
     /** db-scheduler executes the deadlines Axon schedules; the task resolves the manager lazily (it needs the scheduler). */

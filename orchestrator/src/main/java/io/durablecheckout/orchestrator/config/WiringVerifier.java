@@ -53,7 +53,9 @@ public class WiringVerifier implements SmartInitializingSingleton {
         expect(problems, "deadline manager", axon.deadlineManager(), DbSchedulerDeadlineManager.class);
         expect(problems, "transaction manager", axon.getComponent(TransactionManager.class), SpringTransactionManager.class);
         expect(problems, "token store", context.getBean(TokenStore.class), JdbcTokenStore.class);
-        expect(problems, "saga store", context.getBean(SagaStore.class), JdbcSagaStore.class);
+        SagaStore<?> sagas = context.getBean(SagaStore.class);
+        expect(problems, "saga store", sagas instanceof ChangedOnlySagaStore changedOnly ? changedOnly.delegate() : sagas,
+                JdbcSagaStore.class);
         expect(problems, "general serializer", axon.serializer(), JacksonSerializer.class);
         expect(problems, "event serializer", axon.eventSerializer(), JacksonSerializer.class);
         expect(problems, "message serializer", axon.messageSerializer(), JacksonSerializer.class);

@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator.it;
 
+import io.durablecheckout.orchestrator.config.ChangedOnlySagaStore;
 import io.durablecheckout.orchestrator.config.EventProcessingConfiguration;
 import io.durablecheckout.orchestrator.config.WiringVerifier;
 import org.axonframework.common.transaction.TransactionManager;
@@ -52,7 +53,8 @@ class WiringIT extends IntegrationTestBase {
         assertThat(axon.eventStore()).isInstanceOf(EmbeddedEventStore.class);
         assertThat(storageEngine).isInstanceOf(JdbcEventStorageEngine.class);
         assertThat(tokenStore).isInstanceOf(JdbcTokenStore.class);
-        assertThat(sagaStore).isInstanceOf(JdbcSagaStore.class);
+        assertThat(sagaStore).isInstanceOf(ChangedOnlySagaStore.class);
+        assertThat(((ChangedOnlySagaStore) sagaStore).delegate()).isInstanceOf(JdbcSagaStore.class);
         assertThat(axon.serializer()).isInstanceOf(JacksonSerializer.class);
         assertThat(axon.eventSerializer()).isInstanceOf(JacksonSerializer.class);
         assertThat(axon.messageSerializer()).isInstanceOf(JacksonSerializer.class);

@@ -1,0 +1,148 @@
+package io.durablecheckout.orchestrator.config;
+
+import org.axonframework.common.jdbc.ConnectionProvider;
+import org.axonframework.common.jdbc.UnitOfWorkAwareConnectionProviderWrapper;
+import org.axonframework.common.transaction.TransactionManager;
+import org.axonframework.messaging.unitofwork.DefaultUnitOfWork;
+import org.axonframework.modelling.saga.AssociationValue;
+import org.axonframework.modelling.saga.AssociationValuesImpl;
+import org.axonframework.modelling.saga.repository.SagaStore;
+import org.axonframework.modelling.saga.repository.jdbc.JdbcSagaStore;
+import org.axonframework.modelling.saga.repository.jdbc.PostgresSagaSqlSchema;
+import org.axonframework.serialization.Serializer;
+import org.axonframework.serialization.json.JacksonSerializer;
+import org.axonframework.spring.jdbc.SpringDataSourceConnectionProvider;
+import org.axonframework.spring.messaging.unitofwork.SpringTransactionManager;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Decision 60, on real PostgreSQL: a saga its handler left unchanged is not written again (its row keeps its
+ * version, {@code xmin}); a changed saga, or one whose associations changed, is written as before.
+ */
+class ChangedOnlySagaStoreTest {
+
+    static EmbeddedPostgresServer postgres;
+    static TransactionManager transactions;
+    static JdbcTemplate jdbc;
+    static SagaStore<Object> store;
+
+    public static class Relay {
+        public String checkoutId;
+        public boolean cancellationRequested;
+    }
+
+    @BeforeAll
+    static void database() throws Exception {
+        Path target = Path.of("target");
+        Files.createDirectories(target);
+        postgres = EmbeddedPostgresServer.start(Files.createTempDirectory(target.toAbsolutePath(), "saga-store-pg-"), 0);
+        PGSimpleDataSource dataSource = new PGSimpleDataSource();
+        dataSource.setUrl(postgres.jdbcUrl());
+        dataSource.setUser("postgres");
+        jdbc = new JdbcTemplate(dataSource);
+        try (var in = ChangedOnlySagaStoreTest.class.getResourceAsStream(
+                "/db/migration/core/V1__axon_event_store_tokens_sagas.sql")) {
+            jdbc.execute(new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        }
+        transactions = new SpringTransactionManager(new DataSourceTransactionManager(dataSource));
+        ConnectionProvider connections =
+                new UnitOfWorkAwareConnectionProviderWrapper(new SpringDataSourceConnectionProvider(dataSource));
+        Serializer serializer = JacksonSerializer.defaultSerializer();
+        store = new ChangedOnlySagaStore(JdbcSagaStore.builder().connectionProvider(connections)
+                .sqlSchema(new PostgresSagaSqlSchema()).serializer(serializer).build(), serializer);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        postgres.close();
+    }
+
+    @Test
+    void anUnchangedSagaIsNotWrittenAgain() {
+        insert("s-1", "co_1");
+        long version = rowVersion("s-1");
+
+        inTransaction(() -> {
+            Relay saga = store.loadSaga(Relay.class, "s-1").saga();
+            store.updateSaga(Relay.class, "s-1", saga, new AssociationValuesImpl(Set.of(association("co_1"))));
+        });
+
+        assertThat(rowVersion("s-1")).as("the row was not updated").isEqualTo(version);
+    }
+
+    @Test
+    void aChangedSagaIsWritten() {
+        insert("s-2", "co_2");
+        long version = rowVersion("s-2");
+
+        inTransaction(() -> {
+            Relay saga = store.loadSaga(Relay.class, "s-2").saga();
+            saga.cancellationRequested = true;
+            store.updateSaga(Relay.class, "s-2", saga, new AssociationValuesImpl(Set.of(association("co_2"))));
+        });
+
+        assertThat(rowVersion("s-2")).isNotEqualTo(version);
+        Boolean stored = inTransactionGet(() -> store.loadSaga(Relay.class, "s-2").saga().cancellationRequested);
+        assertThat(stored).as("the change is what a later load sees").isTrue();
+    }
+
+    @Test
+    void aSagaWhoseAssociationsChangedIsWritten() {
+        insert("s-3", "co_3");
+
+        inTransaction(() -> {
+            Relay saga = store.loadSaga(Relay.class, "s-3").saga();
+            AssociationValuesImpl associations = new AssociationValuesImpl(Set.of(association("co_3")));
+            associations.add(new AssociationValue("refundId", "r-3"));
+            store.updateSaga(Relay.class, "s-3", saga, associations);
+        });
+
+        assertThat(store.findSagas(Relay.class, new AssociationValue("refundId", "r-3"))).containsExactly("s-3");
+    }
+
+    private static void insert(String sagaId, String checkoutId) {
+        Relay saga = new Relay();
+        saga.checkoutId = checkoutId;
+        inTransaction(() -> store.insertSaga(Relay.class, sagaId, saga, Set.of(association(checkoutId))));
+    }
+
+    private static AssociationValue association(String checkoutId) {
+        return new AssociationValue("checkoutId", checkoutId);
+    }
+
+    private static long rowVersion(String sagaId) {
+        return jdbc.queryForObject("SELECT xmin::text::bigint FROM sagaentry WHERE sagaid = ?", Long.class, sagaId);
+    }
+
+    private static void inTransaction(Runnable work) {
+        inTransactionGet(() -> {
+            work.run();
+            return null;
+        });
+    }
+
+    private static <R> R inTransactionGet(java.util.function.Supplier<R> work) {
+        DefaultUnitOfWork<?> unitOfWork = DefaultUnitOfWork.startAndGet(null);
+        unitOfWork.attachTransaction(transactions);
+        try {
+            R result = work.get();
+            unitOfWork.commit();
+            return result;
+        } catch (RuntimeException e) {
+            unitOfWork.rollback(e);
+            throw e;
+        }
+    }
+}
