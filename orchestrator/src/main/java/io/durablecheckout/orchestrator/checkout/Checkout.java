@@ -54,19 +54,13 @@ import static org.axonframework.modelling.command.AggregateLifecycle.apply;
  * and the {@link WorkflowPolicy} is the one recorded when the checkout was created, not the configuration of the
  * day. No clock, random or I/O here.
  */
-// cached, each hit verified against the store; its command targets found once per command class: decisions.md §60
-@Aggregate(type = Checkout.TYPE, cache = "checkoutCache", commandTargetResolver = "checkoutCommandTargetResolver")
+@Aggregate(type = Checkout.TYPE, commandTargetResolver = "checkoutCommandTargetResolver") // decisions.md §60
 public class Checkout extends CheckoutLeases {
 
     public static final String TYPE = "Checkout";
 
     protected Checkout() {
         // for Axon: rebuilt from events
-    }
-
-    /** Completed or cancelled, with no payment dispute open: nothing left to drive (the aggregate cache drops it). */
-    public boolean atRest() {
-        return state != null && state.isTerminal() && !disputeOpen;
     }
 
     // ------------------------------------------------------------------------------------------------ commands

@@ -2,7 +2,6 @@ package io.durablecheckout.orchestrator.config;
 
 import com.github.kagkarlsson.scheduler.Scheduler;
 import com.github.kagkarlsson.scheduler.task.Task;
-import org.axonframework.common.caching.Cache;
 import org.axonframework.common.jdbc.ConnectionProvider;
 import org.axonframework.common.jdbc.PersistenceExceptionResolver;
 import org.axonframework.common.jdbc.UnitOfWorkAwareConnectionProviderWrapper;
@@ -16,7 +15,6 @@ import org.axonframework.eventhandling.tokenstore.TokenStore;
 import org.axonframework.eventhandling.tokenstore.jdbc.JdbcTokenStore;
 import org.axonframework.eventhandling.tokenstore.jdbc.TokenSchema;
 import org.axonframework.eventsourcing.AggregateFactory;
-import org.axonframework.eventsourcing.eventstore.EventStore;
 import org.axonframework.eventsourcing.eventstore.EventStorageEngine;
 import org.axonframework.eventsourcing.eventstore.jdbc.EventSchema;
 import org.axonframework.eventsourcing.eventstore.jdbc.JdbcEventStorageEngine;
@@ -31,7 +29,6 @@ import org.axonframework.serialization.Serializer;
 import org.axonframework.serialization.json.JacksonSerializer;
 import org.axonframework.spring.jdbc.SpringDataSourceConnectionProvider;
 import org.axonframework.spring.messaging.unitofwork.SpringTransactionManager;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -60,9 +57,6 @@ import java.util.List;
 @Configuration(proxyBeanMethods = false)
 public class AxonInfrastructureConfiguration {
 
-    /** Checkouts in flight kept in memory per node (a few kilobytes each); beyond it, a load reads the history. */
-    private static final int CACHED_CHECKOUTS = 10_000;
-
     @Bean
     @Primary
     public Serializer serializer() {
@@ -90,17 +84,6 @@ public class AxonInfrastructureConfiguration {
     @Bean
     public AggregateFactory<Checkout> checkoutAggregateFactory() {
         return new CheckoutAggregateFactory();
-    }
-
-    /**
-     * The Checkout aggregate cache ({@code @Aggregate(cache = "checkoutCache")}): a hit is used only while the store's
-     * last sequence number of that checkout is still the cached copy's (decisions.md §60); a checkout at rest is not
-     * kept. The event store is looked up when first needed: it is built from beans declared here.
-     */
-    @Bean
-    public Cache checkoutCache(ObjectProvider<EventStore> eventStore) {
-        return new VerifiedAggregateCache(id -> eventStore.getObject().lastSequenceNumberFor(id),
-                root -> !(root instanceof Checkout checkout) || !checkout.atRest(), CACHED_CHECKOUTS);
     }
 
     /** Axon's annotation resolver, with the annotations looked up once per command class (decisions.md §60). */

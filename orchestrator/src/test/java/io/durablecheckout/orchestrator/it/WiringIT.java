@@ -62,11 +62,6 @@ class WiringIT extends IntegrationTestBase {
         assertThat(((org.axonframework.eventsourcing.EventSourcingRepository<?>) axon
                 .repository(io.durablecheckout.orchestrator.checkout.Checkout.class)).getAggregateFactory())
                 .isInstanceOf(io.durablecheckout.orchestrator.config.CheckoutAggregateFactory.class);
-        // loads are cached, and a hit is verified against the store (decision 60)
-        assertThat(axon.repository(io.durablecheckout.orchestrator.checkout.Checkout.class))
-                .isInstanceOf(org.axonframework.eventsourcing.CachingEventSourcingRepository.class)
-                .extracting("cache")
-                .isInstanceOf(io.durablecheckout.orchestrator.config.VerifiedAggregateCache.class);
         // and the command handler finds a command's checkout with the resolver that looks once per class
         org.axonframework.config.AggregateConfiguration<?> checkout = axon
                 .findModules(org.axonframework.config.AggregateConfiguration.class).stream()
