@@ -20,9 +20,6 @@ import org.postgresql.ds.PGSimpleDataSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class ChangedOnlySagaStoreTest {
 
-    static EmbeddedPostgresServer postgres;
+    static ScratchDatabase database;
     static TransactionManager transactions;
     static JdbcTemplate jdbc;
     static SagaStore<Object> store;
@@ -45,17 +42,9 @@ class ChangedOnlySagaStoreTest {
 
     @BeforeAll
     static void database() throws Exception {
-        Path target = Path.of("target");
-        Files.createDirectories(target);
-        postgres = EmbeddedPostgresServer.start(Files.createTempDirectory(target.toAbsolutePath(), "saga-store-pg-"), 0);
-        PGSimpleDataSource dataSource = new PGSimpleDataSource();
-        dataSource.setUrl(postgres.jdbcUrl());
-        dataSource.setUser("postgres");
+        database = ScratchDatabase.start("saga-store", "/db/migration/core/V1__axon_event_store_tokens_sagas.sql");
+        PGSimpleDataSource dataSource = database.dataSource();
         jdbc = new JdbcTemplate(dataSource);
-        try (var in = ChangedOnlySagaStoreTest.class.getResourceAsStream(
-                "/db/migration/core/V1__axon_event_store_tokens_sagas.sql")) {
-            jdbc.execute(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-        }
         transactions = new SpringTransactionManager(new DataSourceTransactionManager(dataSource));
         ConnectionProvider connections =
                 new UnitOfWorkAwareConnectionProviderWrapper(new SpringDataSourceConnectionProvider(dataSource));
@@ -66,7 +55,7 @@ class ChangedOnlySagaStoreTest {
 
     @AfterAll
     static void stop() throws Exception {
-        postgres.close();
+        database.close();
     }
 
     @Test

@@ -21,9 +21,6 @@ import org.axonframework.tracing.NoOpSpanFactory;
 import org.postgresql.ds.PGSimpleDataSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -46,25 +43,18 @@ import static org.awaitility.Awaitility.await;
  */
 class DeadlineSchedulingTest {
 
-    static EmbeddedPostgresServer postgres;
+    static ScratchDatabase database;
     static PGSimpleDataSource dataSource;
 
     @BeforeAll
     static void database() throws Exception {
-        Path target = Path.of("target");
-        Files.createDirectories(target);
-        postgres = EmbeddedPostgresServer.start(Files.createTempDirectory(target.toAbsolutePath(), "retry-pg-"), 0);
-        dataSource = new PGSimpleDataSource();
-        dataSource.setUrl(postgres.jdbcUrl());
-        dataSource.setUser("postgres");
-        try (var in = DeadlineSchedulingTest.class.getResourceAsStream("/db/migration/core/V2__db_scheduler.sql")) {
-            new JdbcTemplate(dataSource).execute(new String(in.readAllBytes(), StandardCharsets.UTF_8));
-        }
+        database = ScratchDatabase.start("retry", "/db/migration/core/V2__db_scheduler.sql");
+        dataSource = database.dataSource();
     }
 
     @AfterAll
     static void stop() throws Exception {
-        postgres.close();
+        database.close();
     }
 
     @Test
