@@ -32,7 +32,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The simulator's own small HTTP server, on a loopback port of its own ({@code checkout.simulator.port}, default 0:
- * any free port; IPv4 loopback, which is what the client's default URL names), which is where {@code HttpPaymentProvider} calls it by default. It serves the same
+ * any free port; IPv4 loopback, which is what the client's default URL names), which is where
+ * {@code HttpPaymentProvider} calls it by default. It serves the same
  * {@link ProviderProtocol} paths ({@code /simulator/provider/v1/authorizations…}) by calling the same
  * {@link PaymentProviderSimulator} methods as the Spring MVC mapping does; only the transport differs.
  * <p>

@@ -18,8 +18,8 @@ import java.lang.reflect.Method;
  * Finds a command's target aggregate and expected version as Axon's {@code AnnotationCommandTargetResolver} does
  * (the field or method annotated {@link TargetAggregateIdentifier}, {@link TargetAggregateVersion}), but looks for
  * the annotations once per command class instead of on every command: Axon's resolver scanned every field and
- * method of the command, with its meta-annotation lookups, each time (11 % of the saga thread's samples; decisions.md
- * §60). {@code CachedCommandTargetResolverTest} checks it against Axon's resolver on every command of the API.
+ * method of the command, with its meta-annotation lookups, each time (5–11 % of the saga thread's samples;
+ * decisions.md §60). {@code CachedCommandTargetResolverTest} checks it against Axon's resolver on every command of the API.
  */
 public final class CachedCommandTargetResolver implements CommandTargetResolver {
 

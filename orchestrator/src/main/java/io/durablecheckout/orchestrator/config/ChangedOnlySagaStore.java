@@ -45,9 +45,9 @@ public final class ChangedOnlySagaStore implements SagaStore<Object> {
     @Override
     public <S> Entry<S> loadSaga(@Nonnull Class<S> sagaType, @Nonnull String sagaIdentifier) {
         Entry<S> entry = delegate.loadSaga(sagaType, sagaIdentifier);
-        Map<String, byte[]> loaded = loaded();
-        if (entry != null && loaded != null) {
-            loaded.put(sagaIdentifier, form(entry.saga()));
+        if (entry != null && CurrentUnitOfWork.isStarted()) {
+            CurrentUnitOfWork.get().root().<Map<String, byte[]>>getOrComputeResource(LOADED, k -> new HashMap<>())
+                    .put(sagaIdentifier, form(entry.saga()));
         }
         return entry;
     }
@@ -84,11 +84,8 @@ public final class ChangedOnlySagaStore implements SagaStore<Object> {
         return serializer.serialize(saga, byte[].class).getData();
     }
 
-    /** The forms loaded in this transaction (the root unit of work's), or null outside one: then every update writes. */
+    /** The forms loaded in this transaction (the root unit of work's), or null if none: then every update writes. */
     private static Map<String, byte[]> loaded() {
-        if (!CurrentUnitOfWork.isStarted()) {
-            return null;
-        }
-        return CurrentUnitOfWork.get().root().getOrComputeResource(LOADED, k -> new HashMap<>());
+        return CurrentUnitOfWork.isStarted() ? CurrentUnitOfWork.get().root().getResource(LOADED) : null;
     }
 }
