@@ -120,7 +120,10 @@ public class CheckoutController {
     public ResponseEntity<Accepted> cancel(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller,
                                            @PathVariable String checkoutId,
                                            @RequestBody(required = false) CancelRequest body) {
-        checkouts.find(caller, checkoutId).orElseThrow(() -> notFound(checkoutId));
+        // a customer's write: its own tenant's checkouts only, whatever else the key may read (operators cancel
+        // through the operator API, which records the actor)
+        Caller customer = new Caller(caller.tenantId(), java.util.EnumSet.of(Caller.Role.TENANT), caller.keyId());
+        checkouts.find(customer, checkoutId).orElseThrow(() -> notFound(checkoutId));
         java.util.List<String> errors = new java.util.ArrayList<>();
         String given = body == null ? null : TextLimits.text(body.reason(), "reason", TextLimits.REASON_MAX, false, errors);
         if (!errors.isEmpty()) {

@@ -121,6 +121,17 @@ class IsolationMatrixIT extends IntegrationTestBase {
         }
         assertThat(failures).as("%d cells", cells).isEmpty();
 
+        // a mixed-role key (its own tenant plus operator-read) reads across tenants but writes only its own
+        String mixedKey = apiKeys.issue(second, EnumSet.of(Caller.Role.TENANT, Caller.Role.OPERATOR_READ),
+                "iso-mixed", "test").key();
+        long eventsBefore = count("SELECT count(*) FROM domainevententry WHERE aggregateidentifier = ?", own);
+        HttpApi.Response crossCancel = api.send("POST", "/api/v1/checkouts/" + own + "/cancel", mixedKey, Map.of(),
+                "{\"reason\":\"not yours\"}");
+        assertThat(crossCancel.status()).as("cancel with a mixed-role key of another tenant: %s", crossCancel.body())
+                .isEqualTo(404);
+        assertThat(count("SELECT count(*) FROM domainevententry WHERE aggregateidentifier = ?", own))
+                .as("events of the other tenant's checkout").isEqualTo(eventsBefore);
+
         // lists: a tenant's list never holds another tenant's ids
         JsonNode secondList = api.send("GET", "/api/v1/checkouts?limit=500", secondKey, Map.of(), null).json();
         assertThat(secondList.findValuesAsText("checkoutId")).doesNotContain(own);
