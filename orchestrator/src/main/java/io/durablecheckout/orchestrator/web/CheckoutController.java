@@ -12,7 +12,11 @@ import io.durablecheckout.api.values.TenantId;
 import io.durablecheckout.orchestrator.checkout.CheckoutState;
 import io.durablecheckout.orchestrator.readmodel.CheckoutView;
 import io.durablecheckout.orchestrator.tenancy.Caller;
+import io.durablecheckout.orchestrator.checkout.OperatorMetadata;
+import io.durablecheckout.orchestrator.tenancy.AuditLog;
+import org.axonframework.commandhandling.GenericCommandMessage;
 import org.axonframework.commandhandling.gateway.CommandGateway;
+import org.axonframework.messaging.MetaData;
 import org.axonframework.eventhandling.DomainEventMessage;
 import io.durablecheckout.orchestrator.replay.PlainShapes;
 import org.springframework.http.HttpStatus;
@@ -42,11 +46,13 @@ public class CheckoutController {
     private final CheckoutService checkouts;
     private final CommandGateway commands;
     private final Clock clock;
+    private final AuditLog audit;
 
-    public CheckoutController(CheckoutService checkouts, CommandGateway commands, Clock clock) {
+    public CheckoutController(CheckoutService checkouts, CommandGateway commands, Clock clock, AuditLog audit) {
         this.checkouts = checkouts;
         this.commands = commands;
         this.clock = clock;
+        this.audit = audit;
     }
 
     public record Accepted(String checkoutId, String state, Map<String, String> links) {
@@ -131,8 +137,14 @@ public class CheckoutController {
                     errors.get(0), errors);
         }
         String reason = given == null ? "customer request" : given;
-        commands.sendAndWait(new RequestCancellationCommand(new CheckoutId(checkoutId),
-                CancellationReason.CUSTOMER_REQUEST, reason, null, clock.instant()));
+        Instant now = clock.instant();
+        // who asked travels on every event the cancellation causes, as an operator's action does
+        commands.sendAndWait(GenericCommandMessage.asCommandMessage(new RequestCancellationCommand(
+                new CheckoutId(checkoutId), CancellationReason.CUSTOMER_REQUEST, reason, null, now)).andMetaData(
+                MetaData.with(OperatorMetadata.ACTOR, "tenant:" + caller.actor())
+                        .and(OperatorMetadata.REASON, reason)
+                        .and(OperatorMetadata.ACTED_AT, now.toString())));
+        audit.record(caller, "checkout.CustomerCancellation", "checkout:" + checkoutId, reason, null);
         String state = checkouts.find(caller, checkoutId).map(v -> v.state).orElse(null);
         return ResponseEntity.accepted().location(URI.create("/api/v1/checkouts/" + checkoutId))
                 .body(new Accepted(checkoutId, state, links(checkoutId)));

@@ -201,6 +201,19 @@ class WorkflowScenariosIT extends IntegrationTestBase {
         assertThat(count("SELECT count(*) FROM outbound_messages WHERE operation_id = ?", id + "/send-cancellation-notice"))
                 .isEqualTo(1);
         assertThat(stock(sku, "available")).isEqualTo(STOCK);
+        // who asked and why: on the events the cancellation caused and in the audit log (the demo key's id)
+        JsonNode requested = eventOf(id, "CheckoutCancellationRequestedEvent");
+        assertThat(requested.get("metadata").get("actor").asText()).startsWith("tenant:demo/");
+        assertThat(requested.get("metadata").get("reason").asText()).isEqualTo("changed my mind");
+        assertThat(count("SELECT count(*) FROM audit_log WHERE action = 'checkout.CustomerCancellation' AND target = ? "
+                + "AND actor LIKE 'demo/%' AND reason = 'changed my mind'", "checkout:" + id)).isEqualTo(1);
+    }
+
+    private JsonNode eventOf(String id, String type) {
+        for (JsonNode e : api.get("/api/v1/checkouts/" + id + "/history").json()) {
+            if (e.get("type").asText().equals(type)) return e;
+        }
+        throw new AssertionError("no " + type + " in " + id);
     }
 
     /**
