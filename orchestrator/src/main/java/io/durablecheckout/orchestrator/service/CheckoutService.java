@@ -158,12 +158,23 @@ public class CheckoutService {
         boolean changed = false;
         for (java.util.Map.Entry<String, tools.jackson.databind.JsonNode> field : object.properties()) {
             if (field.getValue().isString() && PersonalDataVault.isSealed(field.getValue().asString())) {
+                String open = vault.reveal(checkoutId, field.getKey(), field.getValue().asString());
+                // the token charges the customer's card: nobody reading a history needs more than its tail
                 field.setValue(tools.jackson.databind.node.StringNode.valueOf(
-                        vault.reveal(checkoutId, field.getKey(), field.getValue().asString())));
+                        PersonalDataVault.PAYMENT_TOKEN.equals(field.getKey()) ? masked(open) : open));
+                changed = true;
+            } else if (PersonalDataVault.PAYMENT_TOKEN.equals(field.getKey()) && field.getValue().isString()) {
+                field.setValue(tools.jackson.databind.node.StringNode.valueOf(masked(field.getValue().asString())));
                 changed = true;
             }
         }
         return changed ? object : payload;
+    }
+
+    /** A payment token as histories show it: its last four characters, enough to tell two apart. */
+    static String masked(String token) {
+        if (token == null || PersonalDataVault.ERASED.equals(token)) return token;
+        return token.length() <= 8 ? "****" : "****" + token.substring(token.length() - 4);
     }
 
     /** The view as callers see it: the e-mail opened, or shown as erased. */

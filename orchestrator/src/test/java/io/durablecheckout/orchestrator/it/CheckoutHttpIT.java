@@ -3,11 +3,14 @@ package io.durablecheckout.orchestrator.it;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.durablecheckout.activities.inventory.InventoryAdmin;
 import io.durablecheckout.api.values.TenantId;
+import io.durablecheckout.orchestrator.tenancy.ApiKeys;
+import io.durablecheckout.orchestrator.tenancy.Caller;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -24,6 +27,9 @@ class CheckoutHttpIT extends IntegrationTestBase {
 
     @Autowired
     InventoryAdmin inventory;
+
+    @Autowired
+    ApiKeys apiKeys;
 
     @Test
     void prometheusShowsEachProcessorsClaimsAndLagAndTheCheckoutCounters() {
@@ -145,9 +151,35 @@ class CheckoutHttpIT extends IntegrationTestBase {
     @Test
     void anotherTenantsCheckoutIsNotVisible() {
         String id = api.startCheckout(key(), checkoutBody("SKU-0010", 1, 100, "tok_approve")).json().get("checkoutId").asText();
-        // the operator sees it; an unknown key does not get in at all
+        // a real second tenant with a valid key: the checkout does not exist for it, on any read
+        String shop = "shop-" + UUID.randomUUID().toString().substring(0, 8);
+        apiKeys.createTenant(shop, "Another shop");
+        String otherKey = apiKeys.issue(shop, EnumSet.of(Caller.Role.TENANT), "http-it", "test").key();
+        for (String path : List.of("", "/history", "/history/0/state")) {
+            HttpApi.Response r = api.send("GET", "/api/v1/checkouts/" + id + path, otherKey, Map.of(), null);
+            assertThat(r.status()).as("GET %s as another tenant: %s", path, r.body()).isEqualTo(404);
+            assertThat(r.body()).doesNotContain("tok_approve");
+        }
+        assertThat(api.send("GET", "/api/v1/checkouts?limit=500", otherKey, Map.of(), null).json()
+                .findValuesAsText("checkoutId")).doesNotContain(id);
+        // while its own tenant and the operator see it; an unknown key does not get in at all
+        assertThat(api.send("GET", "/api/v1/checkouts/" + id, HttpApi.DEMO_KEY, Map.of(), null).status()).isEqualTo(200);
         assertThat(api.send("GET", "/api/v1/checkouts/" + id, HttpApi.OPERATOR_KEY, Map.of(), null).status()).isEqualTo(200);
         assertThat(api.send("GET", "/api/v1/checkouts/" + id, "other", Map.of(), null).status()).isEqualTo(401);
+    }
+
+    @Test
+    void historiesAndStatesShowThePaymentTokenMaskedToTheTenantAndToOperators() {
+        String id = api.startCheckout(key(), checkoutBody("SKU-0011", 1, 100, "tok_approve")).json().get("checkoutId").asText();
+        awaitState(id, "completed");
+        for (String key : List.of(HttpApi.DEMO_KEY, HttpApi.OPERATOR_KEY)) {
+            for (String path : List.of("/history", "/history/0/state", "/history/3/state")) {
+                HttpApi.Response r = api.send("GET", "/api/v1/checkouts/" + id + path, key, Map.of(), null);
+                assertThat(r.status()).isEqualTo(200);
+                assertThat(r.body()).as("%s as %s", path, key.equals(HttpApi.DEMO_KEY) ? "tenant" : "operator")
+                        .doesNotContain("tok_approve").contains("\"paymentToken\":\"****rove\"");
+            }
+        }
     }
 
     @Test
