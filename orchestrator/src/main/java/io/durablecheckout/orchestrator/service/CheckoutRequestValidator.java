@@ -18,7 +18,13 @@ final class CheckoutRequestValidator {
 
     static final int MAX_ITEMS = 100;
     static final int MAX_QUANTITY = 10_000;
-    private static final Pattern EMAIL = Pattern.compile("^[^@\\s]+@[^@\\s]+\\.[^@\\s]+$");
+    /**
+     * An address the mail system can deliver to and nobody can use to smuggle markup: an RFC 5322 dot-atom local part
+     * (no quoted strings, comments or angle brackets), an LDH host name of two or more labels (an internationalised
+     * domain arrives as its xn-- form), at most 64 + 1 + 253 characters.
+     */
+    static final Pattern EMAIL = Pattern.compile("(?=[^@]{1,64}@)[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
+            + "@(?=.{4,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]([A-Za-z0-9-]{0,61}[A-Za-z0-9])");
     /** 10^11 minor units (a billion in a two-decimal currency): far above any basket, far below overflow. */
     static final long MAX_AMOUNT_MINOR = 100_000_000_000L;
     /** ISO 4217 codes the JDK knows (its list tracks the standard). */
@@ -101,9 +107,9 @@ final class CheckoutRequestValidator {
         } else if (!PAYMENT_TOKEN.matcher(r.paymentToken()).matches()) {
             errors.add("paymentToken: 1 to 128 of [A-Za-z0-9._:-]");
         }
-        if (r.customerEmail() == null || r.customerEmail().length() > 254 || !EMAIL.matcher(r.customerEmail()).matches()
-                || !TextLimits.printable(r.customerEmail())) {
-            errors.add("customerEmail: a valid e-mail address is required");
+        if (r.customerEmail() == null || r.customerEmail().length() > 254 || !EMAIL.matcher(r.customerEmail()).matches()) {
+            errors.add("customerEmail: a valid e-mail address is required (local@host.example: letters, digits and "
+                    + "!#$%&'*+/=?^_`{|}~.- before the @, a host name after it)");
         }
         if (!errors.isEmpty()) {
             throw invalid(errors);

@@ -56,6 +56,9 @@ class HostileInputIT extends IntegrationTestBase {
     @Autowired
     ApiKeys apiKeys;
 
+    @Autowired
+    io.durablecheckout.activities.inventory.InventoryAdmin inventory;
+
     record Hostile(String method, String path, Map<String, String> headers, String body) {
     }
 
@@ -116,6 +119,136 @@ class HostileInputIT extends IntegrationTestBase {
 
         assertThat(snapshot()).as("rows per table after %d hostile requests (statuses %s)", sent, statuses)
                 .isEqualTo(before);
+    }
+
+    /**
+     * Bodies of a valid shape with hostile values, sent to real checkouts of the caller's own tenant and of another,
+     * so what refuses them is the validators and the write paths, not the JSON reader. Every table's content (a
+     * checksum over its rows) is the same afterwards.
+     */
+    @Test
+    void validShapedHostileValuesOnRealCheckoutsAreRefusedAndChangeNoRow() throws Exception {
+        String shop = "shop-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+        apiKeys.createTenant(shop, "Hostile neighbour");
+        String shopKey = apiKeys.issue(shop, EnumSet.of(Caller.Role.TENANT), "hostile", "test").key();
+        inventory.seed(new io.durablecheckout.api.values.TenantId(shop), "SKU-0001", 10);
+        String own = completed(HttpApi.DEMO_KEY);
+        String theirs = completed(shopKey);
+
+        String item = "{\"sku\":\"SKU-0001\",\"quantity\":1}";
+        String amount = "{\"minor\":100,\"currency\":\"EUR\"}";
+        java.util.function.BiFunction<String, String, String> checkout = (field, value) -> {
+            Map<String, String> f = new LinkedHashMap<>(Map.of("items", "[" + item + "]", "amount", amount,
+                    "paymentToken", "\"tok_approve\"", "customerEmail", "\"a@example.com\""));
+            f.put(field, value);
+            StringBuilder b = new StringBuilder("{");
+            f.forEach((k, v) -> b.append(b.length() > 1 ? "," : "").append('"').append(k).append("\":").append(v));
+            return b.append('}').toString();
+        };
+        List<Hostile> requests = new ArrayList<>();
+        Map<String, String> fresh = Map.of("Idempotency-Key", "hostile-" + java.util.UUID.randomUUID());
+        for (String[] fv : new String[][]{
+                {"customerEmail", "\"<img/src=x/onerror=alert(3)>@example.com\""},
+                {"customerEmail", "\"a@b.c\\n\""}, {"customerEmail", "\"\\\"x\\\"@example.com\""},
+                {"amount", "{\"minor\":-100,\"currency\":\"EUR\"}"}, {"amount", "{\"minor\":100,\"currency\":\"eur\"}"},
+                {"amount", "{\"minor\":100,\"currency\":\"ZZZ\"}"},
+                {"items", "[{\"sku\":\"../../etc/passwd\",\"quantity\":1}]"},
+                {"items", "[{\"sku\":\"SKU-0001\",\"quantity\":0}]"}, {"items", "[]"},
+                {"items", "[{\"sku\":\"SKU-0001\",\"quantity\":2147483647}]"},
+                {"paymentToken", "\"tok_approve\\u202e\""}, {"paymentToken", "\"" + "t".repeat(129) + "\""}}) {
+            requests.add(new Hostile("POST", "/api/v1/checkouts", withKey(HttpApi.DEMO_KEY, fresh),
+                    checkout.apply(fv[0], fv[1])));
+        }
+        // a key given twice: the second amount must not win (nor the first)
+        requests.add(new Hostile("POST", "/api/v1/checkouts", withKey(HttpApi.DEMO_KEY, fresh),
+                "{\"items\":[" + item + "],\"amount\":" + amount + ",\"amount\":{\"minor\":1,\"currency\":\"EUR\"},"
+                        + "\"paymentToken\":\"tok_approve\",\"customerEmail\":\"a@example.com\"}"));
+        List<String> reasons = List.of("\"" + "r".repeat(501) + "\"", "\"\\u0000\\u001b[31m\"", "\"\\u202eevil\"", "\"\"",
+                "\"   \"");
+        for (String id : List.of(own, theirs)) {
+            for (String reason : reasons) {
+                String body = "{\"reason\":" + reason + "}";
+                if (reasons.indexOf(reason) < 3) { // a customer's reason is optional: blank means "customer request"
+                    requests.add(new Hostile("POST", "/api/v1/checkouts/" + id + "/cancel",
+                            withKey(HttpApi.DEMO_KEY, Map.of()), body));
+                }
+                for (String action : List.of("cancel", "retry", "resolve")) {
+                    requests.add(new Hostile("POST", "/api/v1/operator/checkouts/" + id + "/" + action,
+                            withKey(HttpApi.OPERATOR_KEY, Map.of("If-Match", "\"0\"")), body));
+                }
+            }
+            // a well-formed reason with a stale, a malformed and a missing version
+            for (String ifMatch : List.of("\"0\"", "W/\"x\"", "")) {
+                Map<String, String> h = ifMatch.isEmpty() ? Map.of() : Map.of("If-Match", ifMatch);
+                requests.add(new Hostile("POST", "/api/v1/operator/checkouts/" + id + "/cancel",
+                        withKey(HttpApi.OPERATOR_KEY, h), "{\"reason\":\"operator test\"}"));
+            }
+            requests.add(new Hostile("POST", "/api/v1/operator/checkouts/" + id + "/erase-personal-data",
+                    withKey(HttpApi.OPERATOR_KEY, Map.of()), "{\"reason\":" + reasons.get(0) + "}"));
+        }
+        // the other tenant's checkout with a well-formed cancel: not found, never cancelled
+        requests.add(new Hostile("POST", "/api/v1/checkouts/" + theirs + "/cancel", withKey(HttpApi.DEMO_KEY, Map.of()),
+                "{\"reason\":\"not mine\"}"));
+
+        Map<String, String> before = quietChecksums();
+        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+        List<String> accepted = new ArrayList<>();
+        for (Hostile h : requests) {
+            int status = send(client, h);
+            boolean ownCancel = h.path().endsWith(own + "/cancel") && !h.path().contains("/operator/");
+            boolean refused = h.path().contains(theirs) && !h.path().contains("/operator/") ? status == 404
+                    : h.path().equals("/api/v1/checkouts") || ownCancel ? status == 400
+                    : status >= 400 && status < 500;
+            if (!refused) accepted.add(status + " for " + describe(h));
+        }
+        assertThat(accepted).as("%d valid-shaped hostile requests", requests.size()).isEmpty();
+        assertThat(checksums()).as("table contents after %d hostile requests", requests.size()).isEqualTo(before);
+    }
+
+    private static Map<String, String> withKey(String key, Map<String, String> headers) {
+        Map<String, String> h = new LinkedHashMap<>(headers);
+        h.put("Authorization", "Bearer " + key);
+        h.put("Content-Type", "application/json");
+        return h;
+    }
+
+    private String completed(String key) {
+        HttpApi.Response started = api.send("POST", "/api/v1/checkouts", key, Map.of("Idempotency-Key",
+                "hostile-" + java.util.UUID.randomUUID()), HttpApi.checkoutBody("SKU-0001", 1, 100, "tok_approve"));
+        assertThat(started.status()).as(started.body()).isEqualTo(202);
+        String id = started.json().get("checkoutId").asText();
+        await().atMost(Duration.ofSeconds(30)).until(() -> "completed".equals(
+                api.send("GET", "/api/v1/checkouts/" + id, key, Map.of(), null).json().path("state").asText()));
+        return id;
+    }
+
+    /**
+     * Tables whose rows change with time alone, whatever anyone sends: processor tokens (claim renewals), the
+     * scheduler's heartbeats, the cluster's members and the per-deadline execution log of earlier tests' deadlines.
+     */
+    private static final java.util.Set<String> LIVENESS = java.util.Set.of("tokenentry", "scheduled_tasks",
+            "cluster_members", "deadline_executions");
+
+    private Map<String, String> checksums() {
+        Map<String, String> sums = new java.util.TreeMap<>();
+        for (String table : jdbc.queryForList("SELECT tablename FROM pg_tables WHERE schemaname = 'public'", String.class)) {
+            if (LIVENESS.contains(table)) continue;
+            sums.put(table, jdbc.queryForObject("SELECT count(*) || ':' || md5(coalesce(string_agg(t::text, '|' ORDER BY "
+                    + "t::text), '')) FROM \"" + table + "\" t", String.class));
+        }
+        return sums;
+    }
+
+    private Map<String, String> quietChecksums() {
+        Map<String, String>[] last = new Map[]{checksums()};
+        await().atMost(Duration.ofSeconds(60)).pollDelay(Duration.ofSeconds(2)).pollInterval(Duration.ofSeconds(2))
+                .until(() -> {
+                    Map<String, String> now = checksums();
+                    boolean same = now.equals(last[0]);
+                    last[0] = now;
+                    return same;
+                });
+        return last[0];
     }
 
     // -------------------------------------------------------------------------------------------- generators
