@@ -64,7 +64,29 @@ public class CheckoutSummaryProjection {
     public CheckoutSummaryProjection(CheckoutSummaryRepository repository, MeterRegistry meters) {
         this.repository = repository;
         this.meters = meters;
+        // Every series exists from the start at zero: a dashboard (and a test) can tell "none happened" from "not
+        // counted", and rate() has a first sample before the first event.
+        for (String name : List.of("checkout.started", "checkout.reconciliation.scheduled",
+                "checkout.reconciliation.lookups", "checkout.reconciliation.escalations")) {
+            counterOf(name);
+        }
+        for (io.durablecheckout.api.values.Step step : io.durablecheckout.api.values.Step.values()) {
+            for (String name : STEP_COUNTERS) {
+                counterOf(name, "step", step.slug());
+            }
+        }
+        counterOf("checkout.finished", "state", "completed", "reason", "none");
+        counterOf("checkout.finished", "state", "cancelled", "reason", "none");
+        for (io.durablecheckout.api.checkout.CancellationReason reason
+                : io.durablecheckout.api.checkout.CancellationReason.values()) {
+            counterOf("checkout.finished", "state", "cancelled", "reason", reason.name().toLowerCase());
+        }
     }
+
+    /** The counters tagged by step, one series per step. */
+    static final List<String> STEP_COUNTERS = List.of("checkout.leases.granted", "checkout.leases.renewed",
+            "checkout.leases.deferred", "checkout.leases.expired", "checkout.fencing.stale.results.rejected",
+            "checkout.manual.review");
 
     @EventHandler
     public void on(CheckoutEvent event, @SequenceNumber long sequence, @Timestamp Instant at, ReplayStatus replay) {
@@ -213,10 +235,14 @@ public class CheckoutSummaryProjection {
     }
 
     private void counter(String name, String... tags) {
+        counterOf(name, tags).increment();
+    }
+
+    private Counter counterOf(String name, String... tags) {
         List<String> key = new ArrayList<>(tags.length + 1);
         key.add(name);
         key.addAll(List.of(tags));
-        counters.computeIfAbsent(key, k -> meters.counter(name, tags)).increment();
+        return counters.computeIfAbsent(key, k -> meters.counter(name, tags));
     }
 
     private record Applied(CheckoutEvent event, long sequence, Instant at, boolean replay) {

@@ -50,6 +50,14 @@ class DomainMetricsIT extends IntegrationTestBase {
         // tok_timeout_then_approve: one lookup finds it authorized; tok_unknown: 3 lookups (the test maximum), PENDING
         assertThat(delta(before, after, "checkout_reconciliation_lookups_total")).isEqualTo(4);
         assertThat(delta(before, after, "checkout_manual_review_total", "step", "reconcile-payment")).isEqualTo(1);
+        // a zero is only a zero if the series is there: an absent series reads 0 too
+        for (String step : List.of("reserve-stock", "authorize-payment", "send-receipt", "release-stock")) {
+            assertThat(after.has("checkout_leases_expired_total", "step", step)).as("leases expired, %s: %s", step, after.describe("checkout_leases_expired_total")).isTrue();
+            assertThat(after.has("checkout_leases_renewed_total", "step", step)).as("leases renewed, %s", step).isTrue();
+            assertThat(after.has("checkout_fencing_stale_results_rejected_total", "step", step))
+                    .as("stale results rejected, %s", step).isTrue();
+        }
+        assertThat(after.has("checkout_finished_total", "state", "cancelled", "reason", "out_of_stock")).isTrue();
         assertThat(delta(before, after, "checkout_leases_expired_total")).isZero();
         assertThat(delta(before, after, "checkout_fencing_stale_results_rejected_total")).isZero();
         // every checkout left 'created' once; two left reconciliation_pending (authorized, and manual review)

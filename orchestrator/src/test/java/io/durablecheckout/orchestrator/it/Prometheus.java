@@ -33,11 +33,24 @@ public final class Prometheus {
         }
     }
 
-    public boolean has(String name) {
-        return series.containsKey(name);
+    /** The series of a name and their values, for failure messages. */
+    public String describe(String name) {
+        return name + " " + series.getOrDefault(name, Map.of());
     }
 
-    /** label pairs as "k", "v", "k2", "v2"; 0 when no series matches (a counter not yet incremented). */
+    /** Whether a series of that name with those labels ("k", "v", ...) is exported at all, whatever its value. */
+    public boolean has(String name, String... labels) {
+        for (Map<String, String> l : series.getOrDefault(name, Map.of()).keySet()) {
+            boolean match = true;
+            for (int i = 0; i + 1 < labels.length; i += 2) {
+                match &= labels[i + 1].equals(l.get(labels[i]));
+            }
+            if (match) return true;
+        }
+        return false;
+    }
+
+    /** label pairs as "k", "v", "k2", "v2"; 0 when no series matches: check {@link #has} before reading a zero. */
     public double value(String name, String... labels) {
         Map<Map<String, String>, Double> all = series.getOrDefault(name, Map.of());
         double sum = 0;
