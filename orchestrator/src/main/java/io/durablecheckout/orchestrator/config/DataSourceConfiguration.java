@@ -44,9 +44,9 @@ public class DataSourceConfiguration {
             config.setPassword(env.getProperty("spring.datasource.password"));
         } else {
             EmbeddedPostgresServer server = embedded.server();
-            config.setJdbcUrl(server.jdbcUrl());
+            config.setJdbcUrl(server.url());
             config.setUsername("postgres");
-            config.setPassword("");
+            config.setPassword(server.password());
         }
         config.setPoolName("checkout");
         // A node that freezes inside a transaction (GC, SIGSTOP, a stalled VM) would hold its row locks, and with them
