@@ -7,6 +7,10 @@ import io.durablecheckout.activities.payments.HttpPaymentProvider;
 import io.durablecheckout.activities.payments.PaymentProvider;
 import io.durablecheckout.activities.payments.PaymentsProperties;
 import io.durablecheckout.activities.payments.WebhookSecret;
+import io.durablecheckout.activities.privacy.DataKeyStore;
+import io.durablecheckout.activities.privacy.FileDataKeyStore;
+import io.durablecheckout.activities.privacy.LegacyDataKeys;
+import io.durablecheckout.activities.privacy.PersonalDataVault;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -69,12 +73,36 @@ public class ActivitiesAutoConfiguration {
         return ResourceMutants.NONE;
     }
 
-    /** Seals and opens checkouts' personal data; erasure deletes a checkout's key. */
+    /**
+     * The checkouts' data keys, outside PostgreSQL: files under {@value DataKeyStore#PROPERTY} (in the embedded demo,
+     * beside its data directory). Another adapter (a KMS, docs/security.md) replaces this bean.
+     */
+    @Bean
+    @ConditionalOnMissingBean
+    public DataKeyStore dataKeyStore(Environment environment) {
+        return FileDataKeyStore.location(environment).<DataKeyStore>map(FileDataKeyStore::new)
+                .orElseGet(DataKeyStore.Unconfigured::new);
+    }
+
+    /** Seals and opens checkouts' personal data; erasure destroys a checkout's key. */
     @Bean
     @ConditionalOnMissingBean
     @org.springframework.boot.autoconfigure.condition.ConditionalOnBean(javax.sql.DataSource.class)
-    public io.durablecheckout.activities.privacy.PersonalDataVault personalDataVault(javax.sql.DataSource dataSource) {
-        return new io.durablecheckout.activities.privacy.PersonalDataVault(dataSource);
+    public PersonalDataVault personalDataVault(javax.sql.DataSource dataSource, DataKeyStore keys) {
+        return new PersonalDataVault(dataSource, keys);
+    }
+
+    /**
+     * The one-time move of keys an earlier version kept in PostgreSQL ({@link LegacyDataKeys}), once the application
+     * has started (the schema is migrated then; not in a training start, which stops at the refresh).
+     */
+    @Bean
+    @org.springframework.boot.autoconfigure.condition.ConditionalOnBean(javax.sql.DataSource.class)
+    public org.springframework.context.ApplicationListener<org.springframework.boot.context.event.ApplicationStartedEvent>
+            legacyDataKeys(javax.sql.DataSource dataSource, DataKeyStore keys, PersonalDataVault vault) {
+        return event -> {
+            if (!(keys instanceof DataKeyStore.Unconfigured)) new LegacyDataKeys(dataSource, keys, vault).run();
+        };
     }
 
     /** The real HTTP adapter unless the application supplies another {@link PaymentProvider}. */

@@ -91,7 +91,7 @@ class AxonProcessorsIntegrationTest extends PostgresTestSupport {
 
         admin = new InventoryAdmin(dataSource);
         InventoryResource inventory = new InventoryResource(dataSource);
-        ReceiptsResource receipts = new ReceiptsResource(dataSource);
+        ReceiptsResource receipts = new ReceiptsResource(dataSource, vault);
         ActivityMetrics metrics = new ActivityMetrics(new SimpleMeterRegistry());
         WorkerPauseHook hook = seenByHook::add;
         MessageHandlerInterceptor<EventMessage<?>> crashAfterHandler = (unitOfWork, chain) -> {

@@ -1,5 +1,7 @@
 package io.durablecheckout.activities;
 
+import io.durablecheckout.activities.privacy.FileDataKeyStore;
+import io.durablecheckout.activities.privacy.PersonalDataVault;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.AfterAll;
@@ -10,6 +12,8 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import javax.sql.DataSource;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.function.Supplier;
 
 /**
@@ -23,6 +27,9 @@ public abstract class PostgresTestSupport {
     protected static JdbcTemplate jdbc;
     protected static DataSourceTransactionManager transactionManager;
     protected static TransactionTemplate tx;
+    /** Data keys in a directory of their own per test class, as the embedded default keeps them. */
+    protected static FileDataKeyStore keys;
+    protected static PersonalDataVault vault;
 
     @BeforeAll
     static void startPostgres() throws IOException {
@@ -36,6 +43,9 @@ public abstract class PostgresTestSupport {
         jdbc = new JdbcTemplate(dataSource);
         transactionManager = new DataSourceTransactionManager(dataSource);
         tx = new TransactionTemplate(transactionManager);
+        Path target = Files.createDirectories(Path.of("target"));
+        keys = new FileDataKeyStore(Files.createTempDirectory(target.toAbsolutePath(), "data-keys-"));
+        vault = new PersonalDataVault(dataSource, keys);
     }
 
     @AfterAll

@@ -46,17 +46,18 @@ public class PaymentsResource {
     private final PersonalDataVault vault;
 
     @Autowired
-    public PaymentsResource(DataSource dataSource, PaymentProvider provider, ResourceMutants mutants) {
+    public PaymentsResource(DataSource dataSource, PaymentProvider provider, ResourceMutants mutants,
+                            PersonalDataVault vault) {
         this.jdbc = new NamedParameterJdbcTemplate(dataSource);
         this.savepoints = new Savepoints(dataSource);
         this.operations = new FencedOperations(jdbc, OPERATIONS_TABLE);
         this.provider = provider;
-        this.vault = new PersonalDataVault(dataSource);
+        this.vault = vault;
         this.mutants = mutants;
     }
 
-    public PaymentsResource(DataSource dataSource, PaymentProvider provider) {
-        this(dataSource, provider, ResourceMutants.NONE);
+    public PaymentsResource(DataSource dataSource, PaymentProvider provider, PersonalDataVault vault) {
+        this(dataSource, provider, ResourceMutants.NONE, vault);
     }
 
     /**

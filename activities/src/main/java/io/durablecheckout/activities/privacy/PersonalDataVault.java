@@ -1,6 +1,8 @@
 package io.durablecheckout.activities.privacy;
 
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import javax.crypto.Cipher;
 import javax.crypto.spec.GCMParameterSpec;
@@ -16,12 +18,14 @@ import java.util.Optional;
 
 /**
  * Crypto-shredding of a checkout's personal data (the customer's e-mail and payment token). Each checkout has its
- * own random AES-256 key in {@code personal_data_keys}; the fields travel through commands and immutable events
- * as {@value #PREFIX}{@code base64(iv | ciphertext | tag)} (AES-GCM, the checkout id and field name as associated
- * data, so a value cannot be moved to another checkout or field). Erasure deletes the key: every copy in every
- * event, projection and export is then unreadable for good, and is shown as {@value #ERASED}, while everything else
- * in the history (ids, amounts, decisions) stays intact and replayable. A value without the prefix is legacy
- * plaintext and is returned as it is.
+ * own random AES-256 key, kept outside PostgreSQL in a {@link DataKeyStore}; {@code personal_data_keys} only registers
+ * the checkout and, once erased, remembers when, by whom and why. The fields travel through commands and immutable
+ * events, and rest in every table of the product, as {@value #PREFIX}{@code base64(iv | ciphertext | tag)} (AES-GCM,
+ * the checkout id and field name as associated data, so a value cannot be moved to another checkout or field).
+ * Erasure destroys the key: every copy in every event, projection, record, backup and export is then unreadable for
+ * good, and is shown as {@value #ERASED}, while everything else in the history (ids, amounts, decisions) stays intact
+ * and replayable. A value without the prefix is legacy plaintext and is returned as it is. A key still in
+ * {@code personal_data_keys.data_key} (written before the store existed, see {@link LegacyDataKeys}) is used as it is.
  */
 public class PersonalDataVault {
 
@@ -34,9 +38,11 @@ public class PersonalDataVault {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final JdbcTemplate jdbc;
+    private final DataKeyStore keys;
 
-    public PersonalDataVault(DataSource dataSource) {
+    public PersonalDataVault(DataSource dataSource, DataKeyStore keys) {
         this.jdbc = new JdbcTemplate(dataSource);
+        this.keys = keys;
     }
 
     /** Thrown when a checkout's personal data was erased and a value must be sealed or opened for work. */
@@ -85,6 +91,19 @@ public class PersonalDataVault {
         return seal(keyOrCreate(checkoutId), checkoutId, field, plaintext);
     }
 
+    /**
+     * A value to keep in a record of the product: a sealed one as it is, a legacy plain one sealed now (creating the
+     * checkout's key); empty when the checkout's personal data was erased and a plain value arrived.
+     */
+    public Optional<String> sealedCopy(String checkoutId, String field, String value) {
+        if (value == null || isSealed(value)) return Optional.ofNullable(value);
+        try {
+            return Optional.of(seal(checkoutId, field, value));
+        } catch (ErasedException e) {
+            return Optional.empty();
+        }
+    }
+
     private static String seal(byte[] key, String checkoutId, String field, String plaintext) {
         if (plaintext == null) return null;
         try {
@@ -128,17 +147,33 @@ public class PersonalDataVault {
     }
 
     /**
-     * Deletes the checkout's key (the tombstone row remembers when and why), and overwrites the plaintext copies the
-     * receipts service keeps in its mutable tables. True when there was a key to delete.
+     * Records the erasure (the tombstone row: when, by whom, why; from then on nothing opens or seals for the
+     * checkout), destroys the checkout's key in the store once that commits (at once without a transaction), and
+     * overwrites the copies in the receipts service's records. True when this call erased it; calling again destroys
+     * a key a crash may have left and answers false.
      */
     public boolean erase(String checkoutId, String erasedBy, String reason) {
         int erased = jdbc.update("UPDATE personal_data_keys SET data_key = NULL, erased_at = now(), erased_by = ?, "
-                + "reason = ? WHERE checkout_id = ? AND data_key IS NOT NULL", erasedBy, reason, checkoutId);
+                + "reason = ? WHERE checkout_id = ? AND erased_at IS NULL", erasedBy, reason, checkoutId);
         if (erased == 0) {
             // A checkout with only legacy plaintext (or none yet): record the erasure so nothing new is sealed.
             erased = jdbc.update("INSERT INTO personal_data_keys (checkout_id, data_key, erased_at, erased_by, reason) "
                     + "VALUES (?, NULL, now(), ?, ?) ON CONFLICT (checkout_id) DO NOTHING", checkoutId, erasedBy, reason);
         }
+        // The key goes only once the tombstone is committed: a rollback must not leave a checkout unreadable but not
+        // recorded as erased. A crash in between leaves a key nothing opens (the tombstone wins), destroyed at the next
+        // start (LegacyDataKeys) or by erasing again.
+        if (TransactionSynchronizationManager.isSynchronizationActive()) {
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void afterCommit() {
+                    keys.destroy(checkoutId);
+                }
+            });
+        } else {
+            keys.destroy(checkoutId);
+        }
+        // The records keep the address sealed; overwritten too, so they show the erasure.
         jdbc.update("UPDATE receipt_operations SET recipient = ? WHERE checkout_id = ?", ERASED, checkoutId);
         String ofCheckout = checkoutId.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "/%";
         jdbc.update("UPDATE outbound_messages SET recipient = ? WHERE operation_id LIKE ? ESCAPE '!'", ERASED, ofCheckout);
@@ -149,22 +184,36 @@ public class PersonalDataVault {
 
     public boolean erased(String checkoutId) {
         return Boolean.TRUE.equals(jdbc.queryForObject("SELECT EXISTS (SELECT 1 FROM personal_data_keys "
-                + "WHERE checkout_id = ? AND data_key IS NULL)", Boolean.class, checkoutId));
+                + "WHERE checkout_id = ? AND erased_at IS NOT NULL)", Boolean.class, checkoutId));
     }
 
+    /** The checkout's registration: whether it was erased, and a legacy key still in the table (else null). */
+    private record Registration(boolean erased, byte[] legacyKey) {
+    }
+
+    private Optional<Registration> registration(String checkoutId) {
+        List<Registration> rows = jdbc.query("SELECT erased_at IS NOT NULL, data_key FROM personal_data_keys "
+                + "WHERE checkout_id = ?", (rs, i) -> new Registration(rs.getBoolean(1), rs.getBytes(2)), checkoutId);
+        return rows.stream().findFirst();
+    }
+
+    /** The key; empty when the checkout was erased or never had one. The tombstone wins over a key file left behind. */
     private Optional<byte[]> key(String checkoutId) {
-        List<byte[]> keys = jdbc.query("SELECT data_key FROM personal_data_keys WHERE checkout_id = ?",
-                (rs, i) -> rs.getBytes(1), checkoutId);
-        return keys.isEmpty() ? Optional.empty() : Optional.ofNullable(keys.get(0));
+        Optional<Registration> registration = registration(checkoutId);
+        if (registration.isEmpty() || registration.get().erased()) return Optional.empty();
+        if (registration.get().legacyKey() != null) return Optional.of(registration.get().legacyKey());
+        return keys.find(checkoutId);
     }
 
     private byte[] keyOrCreate(String checkoutId) {
+        jdbc.update("INSERT INTO personal_data_keys (checkout_id) VALUES (?) ON CONFLICT (checkout_id) DO NOTHING",
+                checkoutId);
+        Registration registration = registration(checkoutId).orElseThrow();
+        if (registration.erased()) throw new ErasedException(checkoutId);
+        if (registration.legacyKey() != null) return registration.legacyKey();
         byte[] fresh = new byte[32];
         RANDOM.nextBytes(fresh);
-        List<byte[]> created = jdbc.query("INSERT INTO personal_data_keys (checkout_id, data_key) VALUES (?, ?) "
-                + "ON CONFLICT (checkout_id) DO NOTHING RETURNING data_key", (rs, i) -> rs.getBytes(1), checkoutId, fresh);
-        if (!created.isEmpty()) return created.get(0);
-        return key(checkoutId).orElseThrow(() -> new ErasedException(checkoutId));
+        return keys.create(checkoutId, fresh);
     }
 
     private static byte[] aad(String checkoutId, String field) {

@@ -19,6 +19,7 @@ import org.springframework.stereotype.Component;
 
 import javax.sql.DataSource;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Sends a message through the {@link MailPort} once per operation id, fenced by token, and records it (a copy in
@@ -44,18 +45,18 @@ public class ReceiptsResource {
     private final PersonalDataVault vault;
 
     @Autowired
-    public ReceiptsResource(DataSource dataSource, MailPort mail, ResourceMutants mutants) {
+    public ReceiptsResource(DataSource dataSource, MailPort mail, ResourceMutants mutants, PersonalDataVault vault) {
         this.jdbc = new NamedParameterJdbcTemplate(dataSource);
         this.savepoints = new Savepoints(dataSource);
         this.operations = new FencedOperations(jdbc, OPERATIONS_TABLE);
-        this.vault = new PersonalDataVault(dataSource);
+        this.vault = vault;
         this.mail = mail;
         this.mutants = mutants;
     }
 
     /** With the demo mail sink, for tests. */
-    public ReceiptsResource(DataSource dataSource) {
-        this(dataSource, new MailSink(dataSource), ResourceMutants.NONE);
+    public ReceiptsResource(DataSource dataSource, PersonalDataVault vault) {
+        this(dataSource, new MailSink(dataSource), ResourceMutants.NONE, vault);
     }
 
     public DeliveryOutcome send(Kind kind, CheckoutId checkoutId, TenantId tenantId, OperationId operationId,
@@ -68,12 +69,16 @@ public class ReceiptsResource {
         Bounds.require("subject", message.subject(), 500);
         Map<String, Object> columns = FencedOperations.baseColumns(operationId, kind.name(), checkoutId.value(),
                 tenantId.value(), token);
-        // The address arrives sealed (PersonalDataVault). Erased: the message is recorded as done without being sent
-        // (there is nobody to send it to), so the workflow still finishes.
-        String recipient = vault.open(checkoutId.value(), PersonalDataVault.EMAIL, message.recipient())
-                .orElse(PersonalDataVault.ERASED);
+        // The address arrives sealed (PersonalDataVault) and is kept sealed, so destroying the key erases these rows'
+        // copies too, old row versions and backups included. Erased: the message is recorded as done without being
+        // sent (there is nobody to send it to), so the workflow still finishes.
+        Optional<String> opened = vault.open(checkoutId.value(), PersonalDataVault.EMAIL, message.recipient());
+        Optional<String> kept = opened.isEmpty() ? Optional.empty()
+                : vault.sealedCopy(checkoutId.value(), PersonalDataVault.EMAIL, message.recipient());
+        String recipient = kept.isPresent() ? opened.get() : PersonalDataVault.ERASED;
         Bounds.require("recipient", recipient, Bounds.RECIPIENT); // the opened address: the sealed one is longer
-        columns.put("recipient", recipient);
+        String keptRecipient = kept.orElse(PersonalDataVault.ERASED);
+        columns.put("recipient", keptRecipient);
         Claim claim = operations.claim(columns);
         if (claim.stale()) {
             return DeliveryOutcome.stale(claim.highestAccepted());
@@ -90,7 +95,7 @@ public class ReceiptsResource {
                         + " VALUES (:op, :recipient, :subject, :body) ON CONFLICT (operation_id) DO NOTHING",
                 new MapSqlParameterSource()
                         .addValue("op", operationId.value())
-                        .addValue("recipient", recipient)
+                        .addValue("recipient", keptRecipient)
                         .addValue("subject", message.subject())
                         .addValue("body", message.body()));
         jdbc.update("UPDATE receipt_operations SET status = 'SENT', updated_at = now(),"

@@ -55,7 +55,7 @@ class PaymentsResourceTest extends PostgresTestSupport {
     @Test
     void authorizesOnceAndReplaysTheRecordedOutcomeWithoutCallingTheProviderAgain() {
         ScriptedPaymentProvider provider = new ScriptedPaymentProvider().then(authorized("REF-1"));
-        PaymentsResource payments = new PaymentsResource(dataSource, provider);
+        PaymentsResource payments = new PaymentsResource(dataSource, provider, vault);
         CheckoutId id = new CheckoutId("chk-p1");
 
         AuthorizationOutcome first = authorize(payments, id, 1);
@@ -77,7 +77,7 @@ class PaymentsResourceTest extends PostgresTestSupport {
                 .then(answer(AuthorizationStatus.UNKNOWN, "no answer within PT2S"))
                 .then(answer(AuthorizationStatus.PENDING, "provider reports PENDING"))
                 .then(authorized("REF-2"));
-        PaymentsResource payments = new PaymentsResource(dataSource, provider);
+        PaymentsResource payments = new PaymentsResource(dataSource, provider, vault);
         CheckoutId id = new CheckoutId("chk-p2");
 
         AuthorizationOutcome timeout = authorize(payments, id, 1);
@@ -97,7 +97,7 @@ class PaymentsResourceTest extends PostgresTestSupport {
         ScriptedPaymentProvider provider = new ScriptedPaymentProvider()
                 .then(answer(AuthorizationStatus.UNAVAILABLE, "provider unavailable (HTTP 503)"))
                 .then(answer(AuthorizationStatus.DECLINED, "insufficient funds"));
-        PaymentsResource payments = new PaymentsResource(dataSource, provider);
+        PaymentsResource payments = new PaymentsResource(dataSource, provider, vault);
         CheckoutId id = new CheckoutId("chk-p3");
 
         assertThat(authorize(payments, id, 1).status()).isEqualTo(AuthorizationOutcome.Status.FAILED);
@@ -116,7 +116,7 @@ class PaymentsResourceTest extends PostgresTestSupport {
     void staleOwnerNeverReachesTheProvider() {
         ScriptedPaymentProvider provider = new ScriptedPaymentProvider()
                 .then(answer(AuthorizationStatus.UNKNOWN, "timeout"));
-        PaymentsResource payments = new PaymentsResource(dataSource, provider);
+        PaymentsResource payments = new PaymentsResource(dataSource, provider, vault);
         CheckoutId id = new CheckoutId("chk-p4");
         authorize(payments, id, 5);
 
@@ -132,7 +132,7 @@ class PaymentsResourceTest extends PostgresTestSupport {
         ScriptedPaymentProvider provider = new ScriptedPaymentProvider().then(authorized("REF-5"));
         provider.gate = new CountDownLatch(1);
         provider.entered = new CountDownLatch(1);
-        PaymentsResource payments = new PaymentsResource(dataSource, provider);
+        PaymentsResource payments = new PaymentsResource(dataSource, provider, vault);
         CheckoutId id = new CheckoutId("chk-p5");
 
         CompletableFuture<AuthorizationOutcome> oldOwner = CompletableFuture.supplyAsync(() -> authorize(payments, id, 1));
@@ -157,7 +157,7 @@ class PaymentsResourceTest extends PostgresTestSupport {
                 .then(answer(AuthorizationStatus.UNKNOWN, "timeout"))
                 .then(lookupAnswer(PaymentLookupOutcome.PENDING, null))
                 .then(lookupAnswer(PaymentLookupOutcome.AUTHORIZED, "REF-6"));
-        PaymentsResource payments = new PaymentsResource(dataSource, provider);
+        PaymentsResource payments = new PaymentsResource(dataSource, provider, vault);
         CheckoutId id = new CheckoutId("chk-p6");
         OperationId lookupOp = OperationId.of(id, Step.RECONCILE_PAYMENT);
         authorize(payments, id, 1);
@@ -189,7 +189,7 @@ class PaymentsResourceTest extends PostgresTestSupport {
                 .then(new CompensationAnswer(false, null, "provider unavailable (HTTP 503)"))
                 .then(new CompensationAnswer(true, "VOID-1", null))
                 .then(new CompensationAnswer(true, "REFUND-1", null));
-        PaymentsResource payments = new PaymentsResource(dataSource, provider);
+        PaymentsResource payments = new PaymentsResource(dataSource, provider, vault);
         CheckoutId id = new CheckoutId("chk-p7");
         OperationId voidOp = OperationId.of(id, Step.VOID_PAYMENT);
         OperationId refundOp = OperationId.of(id, Step.REFUND_PAYMENT);
@@ -221,7 +221,7 @@ class PaymentsResourceTest extends PostgresTestSupport {
                 .then(lookupAnswer(PaymentLookupOutcome.DECLINED, "REF-8"))
                 .then(new CompensationAnswer(true, "VOID-8", null))
                 .then(new CompensationAnswer(false, null, "refund not done, provider answered HTTP 409"));
-        PaymentsResource payments = new PaymentsResource(dataSource, provider);
+        PaymentsResource payments = new PaymentsResource(dataSource, provider, vault);
         RecordingEventGateway events = new RecordingEventGateway();
         SimpleMeterRegistry meters = new SimpleMeterRegistry();
         PaymentsWorker worker = new PaymentsWorker(payments, events, new ActivityMetrics(meters));
@@ -267,7 +267,7 @@ class PaymentsResourceTest extends PostgresTestSupport {
     void anOutcomeTheCheckoutLearnedElsewhereIsRecordedSoARedeliveredIntentDoesNotCallAgain() {
         ScriptedPaymentProvider provider = new ScriptedPaymentProvider()
                 .then(answer(AuthorizationStatus.UNKNOWN, "no answer within PT2S"));
-        PaymentsResource payments = new PaymentsResource(dataSource, provider);
+        PaymentsResource payments = new PaymentsResource(dataSource, provider, vault);
         CheckoutId id = new CheckoutId("chk-resolved");
         authorize(payments, id, 1);
 
@@ -297,7 +297,7 @@ class PaymentsResourceTest extends PostgresTestSupport {
         ScriptedPaymentProvider provider = new ScriptedPaymentProvider()
                 .then(answer(AuthorizationStatus.UNAVAILABLE, "provider unavailable (HTTP 503)"))
                 .then(new CompensationAnswer(true, "VOID-1", null));
-        PaymentsResource payments = new PaymentsResource(dataSource, provider);
+        PaymentsResource payments = new PaymentsResource(dataSource, provider, vault);
         CheckoutId id = new CheckoutId("chk-voided-undecided");
         OperationId voidOp = OperationId.of(id, Step.VOID_PAYMENT);
         authorize(payments, id, 1);
@@ -314,7 +314,7 @@ class PaymentsResourceTest extends PostgresTestSupport {
     void theSameLookupRoundDeliveredAgainGetsItsRecordedAnswer() {
         ScriptedPaymentProvider provider = new ScriptedPaymentProvider()
                 .then(lookupAnswer(PaymentLookupOutcome.PENDING, null));
-        PaymentsResource payments = new PaymentsResource(dataSource, provider);
+        PaymentsResource payments = new PaymentsResource(dataSource, provider, vault);
         CheckoutId id = new CheckoutId("chk-lookup-replay");
         OperationId lookupOp = OperationId.of(id, Step.RECONCILE_PAYMENT);
 

@@ -1,5 +1,6 @@
 package io.durablecheckout.activities.receipts;
 
+import io.durablecheckout.activities.privacy.PersonalDataVault;
 import io.durablecheckout.activities.ActivityMetrics;
 import io.durablecheckout.activities.PostgresTestSupport;
 import io.durablecheckout.activities.RecordingEventGateway;
@@ -39,7 +40,7 @@ class ReceiptsResourceTest extends PostgresTestSupport {
 
     @BeforeAll
     static void setUp() {
-        receipts = new ReceiptsResource(dataSource);
+        receipts = new ReceiptsResource(dataSource, vault);
     }
 
     private static DeliveryOutcome send(CheckoutId id, long token) {
@@ -60,7 +61,13 @@ class ReceiptsResourceTest extends PostgresTestSupport {
         assertThat(receipts.messagesFor(OperationId.of(id, Step.SEND_RECEIPT))).isEqualTo(1);
         Map<String, Object> message = jdbc.queryForMap("SELECT recipient, subject FROM outbound_messages WHERE operation_id = ?",
                 OperationId.of(id, Step.SEND_RECEIPT).value());
-        assertThat(message).containsEntry("recipient", "ada@example.com").containsEntry("subject", "subject");
+        assertThat(message).containsEntry("subject", "subject");
+        // kept sealed under the checkout's key (a plain address, as here, is sealed when it is recorded)
+        String kept = (String) message.get("recipient");
+        assertThat(kept).startsWith(PersonalDataVault.PREFIX).doesNotContain("ada@example.com");
+        assertThat(vault.open(id.value(), PersonalDataVault.EMAIL, kept)).contains("ada@example.com");
+        assertThat(jdbc.queryForObject("SELECT recipient FROM receipt_operations WHERE operation_id = ?", String.class,
+                OperationId.of(id, Step.SEND_RECEIPT).value())).startsWith(PersonalDataVault.PREFIX);
         // counted where the effect happens: the mail service got one request, under the operation id as its key
         assertThat(jdbc.queryForList("SELECT idempotency_key FROM mail_sink_messages WHERE operation_id = ?",
                 String.class, OperationId.of(id, Step.SEND_RECEIPT).value()))

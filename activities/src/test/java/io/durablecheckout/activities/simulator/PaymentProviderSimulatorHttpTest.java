@@ -322,7 +322,7 @@ class PaymentProviderSimulatorHttpTest extends PostgresTestSupport {
 
     @Test
     void paymentsWorkerOverHttpReportsUnknownThenReconcilesUnderTheOriginalOperationId() {
-        PaymentsResource payments = new PaymentsResource(dataSource, provider);
+        PaymentsResource payments = new PaymentsResource(dataSource, provider, vault);
         RecordingEventGateway events = new RecordingEventGateway();
         PaymentsWorker worker = new PaymentsWorker(payments, events, new ActivityMetrics(new SimpleMeterRegistry()));
         CheckoutId checkout = new CheckoutId("chk-e2e-" + SEQ.incrementAndGet());

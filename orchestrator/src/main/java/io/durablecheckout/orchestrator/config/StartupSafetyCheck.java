@@ -1,6 +1,7 @@
 package io.durablecheckout.orchestrator.config;
 
 import io.durablecheckout.activities.payments.WebhookSecret;
+import io.durablecheckout.activities.privacy.DataKeyStore;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
@@ -14,8 +15,8 @@ import java.util.List;
 
 /**
  * Refuses to start, before any bean (or database connection) exists, a service on a configured PostgreSQL
- * ({@code spring.datasource.url}) that would run on demo settings: no webhook secret, no provider URL, demo keys or
- * the provider simulator without an explicit opt-in. The embedded default (no datasource URL) is the zero-setup demo
+ * ({@code spring.datasource.url}) that would run on demo settings: no webhook secret, no provider URL, no data key
+ * store, demo keys or the provider simulator without an explicit opt-in. The embedded default (no datasource URL) is the zero-setup demo
  * and is not checked, except that a configured webhook secret must be long enough anywhere. One message names every
  * missing setting ({@link Analyzer} prints it instead of a stack trace); the process exits non-zero.
  */
@@ -66,6 +67,15 @@ public class StartupSafetyCheck implements BeanFactoryPostProcessor, Environment
                 && !(simulator && flag(env, SIMULATOR_OPT_IN, false))) {
             problems.add("checkout.payments.provider-url (CHECKOUT_PAYMENTS_PROVIDER_URL) is not set: the payment "
                     + "provider's base URL (blank would mean the built-in simulator)");
+        }
+        // the data keys: the orchestrator seals, the payments and receipts services open (docs/security.md)
+        boolean opensPersonalData = orchestrator || (flag(env, "checkout.activities.enabled", true)
+                && (flag(env, "checkout.activities.payments.enabled", true)
+                || flag(env, "checkout.activities.receipts.enabled", true)));
+        if (opensPersonalData && env.getProperty(DataKeyStore.PROPERTY, "").isBlank()) {
+            problems.add(DataKeyStore.PROPERTY + " (CHECKOUT_PERSONAL_DATA_KEY_STORE) is not set: the directory that "
+                    + "holds the checkouts' data keys outside PostgreSQL (one shared directory for every node; kept out "
+                    + "of the database's backups, see docs/security.md)");
         }
         if (simulator && !flag(env, SIMULATOR_OPT_IN, false)) {
             problems.add("checkout.simulator.enabled is true (the default) on a configured database: set "

@@ -34,11 +34,16 @@ import static org.awaitility.Awaitility.await;
  */
 public final class NodeProcess implements AutoCloseable {
 
-    /** Test nodes run the demo (keys, simulator, generated webhook secret) on their own PostgreSQL, on purpose. */
+    /**
+     * Test nodes run the demo (keys, simulator, generated webhook secret) on their own PostgreSQL, on purpose; the
+     * nodes of one JVM share one data key store (as the nodes of one deployment must).
+     */
     public static final List<String> DEMO_ON_EXTERNAL_DATABASE = List.of(
             "--checkout.demo.allow-with-external-database=true",
             "--checkout.simulator.allow-with-external-database=true",
-            "--checkout.demo.generate-webhook-secret=true");
+            "--checkout.demo.generate-webhook-secret=true",
+            "--checkout.personal-data.key-store=" + Path.of("target", "node-keys-" + ProcessHandle.current().pid())
+                    .toAbsolutePath());
 
     private final Process process;
     private final int port;

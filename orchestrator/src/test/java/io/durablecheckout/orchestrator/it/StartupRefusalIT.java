@@ -46,6 +46,7 @@ class StartupRefusalIT {
                 .contains("checkout.payments.provider-url")
                 .contains("checkout.simulator.enabled")
                 .contains("checkout.demo.enabled")
+                .contains("checkout.personal-data.key-store")
                 .doesNotContain("Flyway") // refused before the database is touched
                 .doesNotContain("Tomcat started");
         PGSimpleDataSource ds = new PGSimpleDataSource();
