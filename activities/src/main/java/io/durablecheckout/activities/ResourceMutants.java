@@ -19,4 +19,9 @@ public interface ResourceMutants {
     default boolean sendMessageAgain() {
         return false;
     }
+
+    /** The receipts resource hands every message to the mail service twice. */
+    default boolean sendMessageTwice() {
+        return false;
+    }
 }

@@ -89,6 +89,9 @@ public class ReceiptsResource {
         boolean erased = PersonalDataVault.ERASED.equals(recipient);
         if (!erased) {
             mail.send(operationId, operationId.value(), new OutboundMessage(recipient, message.subject(), message.body()));
+            if (mutants.sendMessageTwice()) {
+                mail.send(operationId, operationId.value(), new OutboundMessage(recipient, message.subject(), message.body()));
+            }
         }
         // The unique operation_id makes a second insert impossible even if the status logic were bypassed.
         if (!erased) jdbc.update("INSERT INTO outbound_messages (operation_id, recipient, subject, body)"

@@ -21,7 +21,9 @@ enum Mutant {
     /** Payments ignore a recorded outcome: a redelivered intent calls the provider again. */
     CALL_PROVIDER_AFTER_OUTCOME,
     /** Receipts ignore a message recorded as sent: a redelivered intent sends it again. */
-    SEND_MESSAGE_AGAIN;
+    SEND_MESSAGE_AGAIN,
+    /** Receipts hand each message to the mail service twice, in one attempt. */
+    SEND_MESSAGE_TWICE;
 
     public String slug() {
         return name().toLowerCase(Locale.ROOT).replace('_', '-');
@@ -67,6 +69,11 @@ enum Mutant {
                 @Override
                 public boolean sendMessageAgain() {
                     return on.contains(SEND_MESSAGE_AGAIN);
+                }
+
+                @Override
+                public boolean sendMessageTwice() {
+                    return on.contains(SEND_MESSAGE_TWICE);
                 }
             };
         }

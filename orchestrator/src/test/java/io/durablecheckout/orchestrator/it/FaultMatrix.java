@@ -116,7 +116,8 @@ final class FaultMatrix {
             }
             // the recovering node has the same workflow settings (the checkouts' own are recorded in their histories)
             return r.recoverAndJudge("kill -9", point.slug(), run,
-                    extraArgs.stream().filter(a -> a.startsWith("--checkout.workflow.")).toList());
+                    extraArgs.stream().filter(a -> a.startsWith("--checkout.workflow.")
+                            || a.startsWith("--checkout.fault-injection.mutant=")).toList());
         }
     }
 
@@ -435,6 +436,16 @@ final class FaultMatrix {
                     });
             Effects effects = Effects.count(db);
             effects.write(name);
+            // Receipts and notices are at least once with a recognisable resend (docs/reliability.md): one message per
+            // operation, except where the run can die between the hand-off to the mail service and our commit; there
+            // the next owner sends once more, under the same key (the mail's Message-ID), and never a third time.
+            int allowed = resendWindow(fault, boundary) ? 2 : 1;
+            effects.perKey().getOrDefault("MAIL", Map.of()).forEach((key, sent) -> {
+                if (sent > allowed) {
+                    violations.add("1 one message per operation" + (allowed > 1 ? ", one resend in the crash window"
+                            : " outside a crash window") + ": " + key + " sent " + sent + " times");
+                }
+            });
             writeHistories(states);
             // how the run's checkouts ended, beside the effects: a run where nothing completed counts few effects
             String ended = states.entrySet().stream().filter(e -> accepted.contains(e.getKey()))
@@ -608,11 +619,12 @@ final class FaultMatrix {
      * Effects counted where they happen: per operation (its idempotency key), how many calls the provider simulator
      * received and how many messages the mail sink got, beside what our tables recorded ({@code attempts}).
      */
-    record Effects(List<String> rows, Map<String, int[]> byAction) {
+    record Effects(List<String> rows, Map<String, int[]> byAction, Map<String, Map<String, Integer>> perKey) {
 
         static Effects count(JdbcTemplate db) {
             List<String> rows = new ArrayList<>();
             Map<String, int[]> byAction = new java.util.TreeMap<>();
+            Map<String, Map<String, Integer>> perKey = new java.util.TreeMap<>();
             db.query("""
                     SELECT c.action, c.key, c.calls, p.status, p.attempts FROM (
                         SELECT action, coalesce(idempotency_key, operation_id) AS key, count(*) AS calls
@@ -627,12 +639,13 @@ final class FaultMatrix {
                 rows.add("| " + action + " | " + rs.getString(2) + " | " + calls + " | "
                         + (rs.getString(4) == null ? "" : rs.getString(4)) + " | "
                         + (rs.getString(5) == null ? "" : rs.getString(5)) + " |");
+                perKey.computeIfAbsent(action, a -> new java.util.TreeMap<>()).put(rs.getString(2), calls);
                 int[] agg = byAction.computeIfAbsent(action, a -> new int[3]); // operations, calls, max per operation
                 agg[0]++;
                 agg[1] += calls;
                 agg[2] = Math.max(agg[2], calls);
             });
-            return new Effects(rows, byAction);
+            return new Effects(rows, byAction, perKey);
         }
 
         /** {@code authorize 18 ops/22 calls (max 3)} per action; MAIL counts messages. */
@@ -653,6 +666,16 @@ final class FaultMatrix {
                 throw new UncheckedIOException(e);
             }
         }
+    }
+
+    /**
+     * The rows whose fault can land between a message's hand-off to the mail service and the commit that records it
+     * (docs/reliability.md, "Receipts: at least once"): a kill at that boundary or mid-batch, a kill at a random
+     * moment, and PostgreSQL restarting under load (the commit fails after the send).
+     */
+    static boolean resendWindow(String fault, String boundary) {
+        return fault.equals("PostgreSQL restart") || fault.equals("kill -9") && (boundary.equals("receipt-effect")
+                || boundary.equals("mid-batch") || boundary.startsWith("random moment"));
     }
 
     static void record(Result r) {
