@@ -12,12 +12,11 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The dashboard's list and searches with 100,000 checkouts in checkout_summary (or -Ddashboard.bench.rows=N), timed
- * on the server (the list endpoint's own tookMicros: query and row mapping) and end to end over HTTP. A benchmark,
- * run on request only (docs/benchmarks.md has the command); the rows are written straight into checkout_summary
+ * on the server (the list endpoint's own tookMicros: query and row mapping) and end to end over HTTP. Runs in every
+ * build: the p95 bound is 200 ms where the indexed queries take a few; the rows are written straight into checkout_summary
  * (the list reads nothing else) and deleted afterwards.
  */
 class DashboardListBenchmarkIT extends IntegrationTestBase {
@@ -26,7 +25,6 @@ class DashboardListBenchmarkIT extends IntegrationTestBase {
 
     @Test
     void listAndSearchAnswerWithin200msAt100kCheckouts() {
-        assumeTrue(Boolean.getBoolean("dashboard.bench"), "benchmark: run with -Ddashboard.bench=true");
         int rows = Integer.getInteger("dashboard.bench.rows", 100_000);
         try {
             populate(rows);
