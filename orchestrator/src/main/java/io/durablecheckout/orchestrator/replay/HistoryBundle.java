@@ -10,7 +10,6 @@ import io.durablecheckout.orchestrator.checkout.WorkflowPolicy;
 import io.durablecheckout.orchestrator.serialization.AxonJson;
 import org.axonframework.eventhandling.DomainEventData;
 import org.axonframework.eventhandling.GenericDomainEventEntry;
-import org.axonframework.serialization.Serializer;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -30,7 +29,8 @@ import java.util.Set;
  * fields are redacted wherever they occur (events and recorded inputs alike, encrypted or not), always to the same
  * placeholder, so the decisions still replay identically: the Checkout copies those values, it never decides on them.
  * <p>
- * Loading reads the events through today's upcasters, like the event store does.
+ * Loading reads the events through today's upcasters, like the event store does, and only into the checkout's own
+ * types: a bundle naming any other class is refused before that class is looked up ({@link ReplayTypes}).
  */
 public final class HistoryBundle {
 
@@ -38,7 +38,9 @@ public final class HistoryBundle {
     public static final Set<String> PERSONAL_FIELDS = Set.of("customerEmail", "paymentToken");
     public static final String REDACTED = "[redacted]";
 
-    private static final Serializer SERIALIZER = AxonJson.strictEventSerializer();
+    /** Reads a bundle's rows as the event store's rows are read, into the checkout's own types only (ReplayTypes). */
+    private static final StoredHistories READER = new StoredHistories(null, AxonJson.strictEventSerializer(),
+            EventUpcasters.chain());
 
     private HistoryBundle() {
     }
@@ -91,7 +93,7 @@ public final class HistoryBundle {
                     e.path("payloadRevision").isNull() ? null : e.path("payloadRevision").asText(),
                     bytes(e.get("payload")), bytes(e.get("metaData"))));
         }
-        return new StoredHistories(null, SERIALIZER, EventUpcasters.chain()).history(checkoutId, rows);
+        return READER.history(checkoutId, rows);
     }
 
     public static StoredHistories.History read(Path file) {

@@ -52,8 +52,11 @@ public final class RecordedInputs {
     public static final String INPUT = "replay.input";
     public static final String DEADLINES = "replay.deadlines";
 
-    /** Axon's own mapper: the shapes in metadata are those the event store already uses. */
-    static final ObjectMapper MAPPER = AxonJson.objectMapper();
+    /**
+     * Axon's own mapper: the shapes in metadata are those the event store already uses; a nested result type is
+     * read only into the product's own results ({@link ReplayTypes}).
+     */
+    static final ObjectMapper MAPPER = ReplayTypes.guarded(AxonJson.objectMapper());
 
     private static final String INPUT_RESOURCE = RecordedInputs.class.getName() + ".input";
     private static final String DEADLINES_RESOURCE = RecordedInputs.class.getName() + ".deadlines";

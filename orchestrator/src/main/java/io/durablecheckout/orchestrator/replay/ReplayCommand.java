@@ -33,7 +33,8 @@ import java.util.function.Function;
  *   database options: --jdbc-url URL [--jdbc-user U] [--jdbc-password P] | --data-dir DIR (default ./data)
  * </pre>
  * Exit code 0: every history replayed identically; 1: a divergence (or a history that cannot be replayed);
- * 2: bad usage or no database.
+ * 2: bad usage, no database, or a bundle that is not a checkout's history (one naming a type that is not the
+ * checkout's own is refused before that type is looked up: {@link ReplayTypes}).
  */
 public final class ReplayCommand {
 
@@ -46,7 +47,7 @@ public final class ReplayCommand {
                                            read through its own server)
               --since T   checkouts created at or after T (2026-01-01 or 2026-01-01T10:00:00Z)
               --show N    with --all, how many divergence reports to print (default 3)
-            exit code: 0 identical, 1 any divergence or unreplayable history, 2 usage or database error
+            exit code: 0 identical, 1 any divergence or unreplayable history, 2 usage, database or bundle error
             """;
 
     private final PrintStream out;
@@ -117,7 +118,15 @@ public final class ReplayCommand {
         if (!Files.isRegularFile(file)) {
             throw new IllegalArgumentException("no bundle at " + file);
         }
-        ReplayReport report = new CheckoutReplayer().replay(HistoryBundle.read(file));
+        StoredHistories.History history;
+        try {
+            history = HistoryBundle.read(file);
+        } catch (ReplayTypes.RefusedTypeException e) {
+            throw new IllegalArgumentException("bundle " + file + " " + e.getMessage(), e);
+        } catch (RuntimeException e) { // unreadable JSON, or an event today's code cannot read: the file's fault
+            throw new IllegalArgumentException("cannot read bundle " + file + ": " + e.getMessage(), e);
+        }
+        ReplayReport report = new CheckoutReplayer().replay(history);
         out.print(report.render());
         return report.identical() ? 0 : 1;
     }

@@ -72,7 +72,10 @@ public final class StoredHistories {
             throw new IllegalArgumentException("chunk must be at least 1, not " + chunk);
         }
         this.dataSource = dataSource;
-        this.serializer = serializer;
+        // nested type ids (an activity's result) are read only into the product's own results (ReplayTypes)
+        this.serializer = serializer instanceof JacksonSerializer jackson
+                ? JacksonSerializer.builder().objectMapper(ReplayTypes.guarded(jackson.getObjectMapper())).build()
+                : serializer;
         this.upcaster = upcaster;
         this.chunk = chunk;
     }
@@ -273,6 +276,9 @@ public final class StoredHistories {
     }
 
     private History history(String checkoutId, List<? extends DomainEventData<byte[]>> rows, boolean lean) {
+        for (DomainEventData<byte[]> row : rows) { // before any class is looked up, on either path below
+            ReplayTypes.requireEvent(row.getPayload().getType().getName(), row.getSequenceNumber());
+        }
         if (serializer instanceof JacksonSerializer jackson) {
             List<HistoryEvent> events = new ArrayList<>(rows.size());
             for (DomainEventData<byte[]> row : rows) {

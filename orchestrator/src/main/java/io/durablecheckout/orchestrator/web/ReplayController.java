@@ -8,6 +8,7 @@ import io.durablecheckout.orchestrator.readmodel.CheckoutView;
 import io.durablecheckout.orchestrator.readmodel.CheckoutViewFolder;
 import io.durablecheckout.orchestrator.replay.CheckoutReplayer;
 import io.durablecheckout.orchestrator.replay.HistoryBundle;
+import io.durablecheckout.orchestrator.replay.ReplayTypes;
 import io.durablecheckout.orchestrator.replay.PlainShapes;
 import io.durablecheckout.orchestrator.replay.ReplayReport;
 import io.durablecheckout.orchestrator.replay.StateChanges;
@@ -147,7 +148,13 @@ public class ReplayController {
         if (checkouts.history(caller, checkoutId).isEmpty()) { // tenant scope: same rule as /history
             throw CheckoutController.notFound(checkoutId);
         }
-        StoredHistories.History history = histories.load(checkoutId);
+        StoredHistories.History history;
+        try {
+            history = histories.load(checkoutId);
+        } catch (ReplayTypes.RefusedTypeException e) { // a stored row naming a foreign type: never instantiated
+            throw new ApiProblemException(HttpStatus.BAD_REQUEST, "invalid-request", "History not replayable",
+                    "Checkout " + checkoutId + " has a " + e.getMessage());
+        }
         if (history == null) {
             throw CheckoutController.notFound(checkoutId);
         }

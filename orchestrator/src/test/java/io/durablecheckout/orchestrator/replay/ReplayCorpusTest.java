@@ -27,8 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The determinism gate: every bundle of the replay corpus (histories recorded from the integration scenarios; see
- * docs/replay.md to record them again) replays identically with today's code, on every build. And a changed decision
+ * The determinism gate: every bundle of the replay corpus (histories recorded from the integration scenarios, and
+ * the lease and notification paths by {@link CorpusRecorderTest}; see docs/replay.md to record them again) replays identically with today's code, on every build. And a changed decision
  * does not: it is reported with the position and the input where it first shows.
  */
 class ReplayCorpusTest {
@@ -72,7 +72,13 @@ class ReplayCorpusTest {
                 "CancellationNoticeSentEvent",            // a receipt cannot be unsent
                 "PaymentOutcomeDisputedEvent",            // a contradicting provider notification
                 "StockReleasedEvent",
-                "CheckoutCancelledEvent");
+                "CheckoutCancelledEvent",
+                // recorded in-process by CorpusRecorderTest (a lease must run out, or a worker fall silent)
+                "ActivityLeaseRenewedEvent",              // the owner's heartbeat extends its lease
+                "ActivityLeaseExpiredEvent",              // a claimed lease runs out: issued again, next token
+                "ActivityLeaseDeferredEvent",             // an unclaimed lease is deferred once
+                "ActivityResultRejectedEvent",            // the fenced-out owner's late result
+                "ProviderNotificationHeldEvent");         // the provider's word held during a review
     }
 
     /**
@@ -104,7 +110,7 @@ class ReplayCorpusTest {
         }
         assertThat(seen).contains("StartCheckoutCommand", "RecordActivityResultCommand", "RequestCancellationCommand",
                 "ResolveManualReviewCommand", "RetryActivityCommand", "RecordProviderNotificationCommand",
-                "RetryDue", "ReconciliationDue");
+                "RetryDue", "ReconciliationDue", "RenewLeaseCommand", "LeaseExpiry");
     }
 
     /** Acceptance: a deliberately changed decision (a decline taken for an unknown outcome) is reported. */
