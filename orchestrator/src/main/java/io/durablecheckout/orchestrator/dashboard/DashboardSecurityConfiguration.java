@@ -2,6 +2,9 @@ package io.durablecheckout.orchestrator.dashboard;
 
 import io.durablecheckout.orchestrator.tenancy.ApiKeys;
 import io.durablecheckout.orchestrator.tenancy.Caller;
+import io.durablecheckout.orchestrator.tenancy.FailedAuthenticationThrottle;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
 import io.durablecheckout.orchestrator.http.Problems;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -16,6 +19,8 @@ import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.core.Authentication;
 import org.springframework.security.core.authority.SimpleGrantedAuthority;
 import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.authentication.SimpleUrlAuthenticationFailureHandler;
+import org.springframework.security.web.authentication.UsernamePasswordAuthenticationFilter;
 import org.springframework.security.web.header.writers.ContentSecurityPolicyHeaderWriter;
 import org.springframework.security.web.header.writers.DelegatingRequestMatcherHeaderWriter;
 import org.springframework.security.web.servlet.util.matcher.PathPatternRequestMatcher;
@@ -30,8 +35,9 @@ import static io.durablecheckout.orchestrator.tenancy.Caller.Role.OPERATOR_READ;
 import static io.durablecheckout.orchestrator.tenancy.Caller.Role.OPERATOR_REPAIR;
 
 /**
- * The operators' dashboard: form login with an operator API key (and, optionally, the key's account name), a session
- * cookie, CSRF tokens on every POST (the page reads its token from /dashboard/api/me), logout. Ordered before the
+ * The operators' dashboard: form login with an operator API key (and, optionally, the key's account name), failed
+ * sign-ins throttled per source (FailedAuthenticationThrottle), a session cookie (SameSite=Strict, application.yml),
+ * CSRF tokens on every POST (the page reads its token from /dashboard/api/me), logout. Ordered before the
  * API's bearer chain (SecurityConfiguration), and only for /dashboard/**, /login, /logout, and Swagger UI with its
  * OpenAPI document when a browser asks without a bearer key. A tenant key signs in
  * to nothing; a key with operator-read sees everything and repairs nothing; operator-repair may act. The key is
@@ -52,8 +58,11 @@ public class DashboardSecurityConfiguration {
 
     @Bean
     @Order(DASHBOARD_CHAIN_ORDER)
-    public SecurityFilterChain dashboardChain(HttpSecurity http, ApiKeys apiKeys) throws Exception {
+    public SecurityFilterChain dashboardChain(HttpSecurity http, ApiKeys apiKeys, FailedAuthenticationThrottle throttle)
+            throws Exception {
         PathPatternRequestMatcher.Builder path = PathPatternRequestMatcher.withDefaults();
+        RequestMatcher signIn = path.matcher(HttpMethod.POST, "/login");
+        SimpleUrlAuthenticationFailureHandler backToForm = new SimpleUrlAuthenticationFailureHandler("/login?error");
         // Swagger UI and the OpenAPI document, opened from the dashboard in a browser signed in here (a session, no
         // bearer key); any other request for them stays with the bearer chain (SecurityConfiguration.surfaceChain).
         RequestMatcher apiDocsInBrowser = new AndRequestMatcher(new OrRequestMatcher(path.matcher("/swagger-ui.html"),
@@ -62,8 +71,21 @@ public class DashboardSecurityConfiguration {
         http.securityMatcher(new OrRequestMatcher(path.matcher("/dashboard"), path.matcher("/dashboard/**"),
                         path.matcher("/login"), path.matcher("/logout"), apiDocsInBrowser))
                 .authenticationManager(new ProviderManager(operatorKeys(apiKeys)))
+                // A source with too many failed sign-ins or API keys is refused before its key is looked at, the
+                // right one too (FailedAuthenticationThrottle); each failed sign-in counts against it.
+                .addFilterBefore((request, response, chain) -> {
+                    if (!(signIn.matches((HttpServletRequest) request)
+                            && throttle.refuseIfLocked((HttpServletRequest) request, (HttpServletResponse) response))) {
+                        chain.doFilter(request, response);
+                    }
+                }, UsernamePasswordAuthenticationFilter.class)
                 .formLogin(f -> f.loginPage("/login").loginProcessingUrl("/login")
-                        .defaultSuccessUrl("/dashboard", true).failureUrl("/login?error").permitAll())
+                        .defaultSuccessUrl("/dashboard", true)
+                        .failureHandler((request, response, failure) -> {
+                            throttle.failed(request.getRemoteAddr(), "dashboard sign-in");
+                            backToForm.onAuthenticationFailure(request, response, failure);
+                        })
+                        .permitAll())
                 .logout(l -> l.logoutUrl("/logout").logoutSuccessUrl("/login?logout"))
                 .headers(h -> h.addHeaderWriter(new DelegatingRequestMatcherHeaderWriter( // the dashboard's own pages
                         new OrRequestMatcher(path.matcher("/dashboard/**"), path.matcher("/login")),

@@ -18,15 +18,19 @@ import java.util.Optional;
 /**
  * Bearer API-key authentication inside the API's security filter chain (not a servlet filter of its own: it is
  * created by {@link SecurityConfiguration}). No header: the request stays anonymous and the chain's rules answer
- * 401 where a key is needed. A header that is malformed, unknown, revoked or expired: 401 at once. A valid key: the
- * {@link Caller} becomes the principal (authorities {@code ROLE_*}) and a request attribute for the controllers.
+ * 401 where a key is needed. A header that is malformed, unknown, revoked or expired: 401 at once, counted against
+ * the request's source ({@link FailedAuthenticationThrottle}); a source with too many such failures gets 429 for any
+ * key until its window ends. A valid key: the {@link Caller} becomes the principal (authorities {@code ROLE_*}) and a
+ * request attribute for the controllers.
  */
 class ApiKeyAuthenticationFilter extends OncePerRequestFilter {
 
     private final ApiKeys apiKeys;
+    private final FailedAuthenticationThrottle throttle;
 
-    public ApiKeyAuthenticationFilter(ApiKeys apiKeys) {
+    public ApiKeyAuthenticationFilter(ApiKeys apiKeys, FailedAuthenticationThrottle throttle) {
         this.apiKeys = apiKeys;
+        this.throttle = throttle;
     }
 
     /** The authenticated caller, as Spring Security holds it. */
@@ -63,12 +67,18 @@ class ApiKeyAuthenticationFilter extends OncePerRequestFilter {
             chain.doFilter(request, response);
             return;
         }
+        // Before the key is looked at: a locked source learns nothing, not even from the right key.
+        if (throttle.refuseIfLocked(request, response)) {
+            return;
+        }
         if (!header.regionMatches(true, 0, "Bearer ", 0, 7) || header.substring(7).isBlank()) {
+            throttle.failed(request.getRemoteAddr(), "malformed Authorization header");
             unauthorized(response, request, "Malformed Authorization header: expected 'Bearer <API key>'");
             return;
         }
         Optional<Caller> caller = apiKeys.resolve(header.substring(7).trim());
         if (caller.isEmpty()) {
+            throttle.failed(request.getRemoteAddr(), "unknown, revoked or expired API key");
             unauthorized(response, request, "Unknown, revoked or expired API key");
             return;
         }

@@ -29,7 +29,8 @@ import static io.durablecheckout.orchestrator.tenancy.Caller.Role.TENANT;
  *   <li>{@code @Order(1)}: reserved for the operators' dashboard (form login, session, CSRF) on
  *       {@code /dashboard/**}, {@code /login}, {@code /logout}; it is defined next to the dashboard, not here.</li>
  *   <li>{@code @Order(10)} {@link #apiChain}: {@code /api/**}, stateless, bearer API keys
- *       ({@link ApiKeyAuthenticationFilter}), problem+json 401/403, no session, no CSRF (no cookies). Its
+ *       ({@link ApiKeyAuthenticationFilter}, failures throttled per source by {@link FailedAuthenticationThrottle}),
+ *       problem+json 401/403, no session, no CSRF (no cookies). Its
  *       filters, in order: {@link RequestLimitsFilter} (413/415 before anything is read), the key, then
  *       {@link RateLimitFilter} (429 per tenant), then the role rules below.
  *       Provider webhooks are let through: their signature is their authentication.</li>
@@ -62,7 +63,8 @@ public class SecurityConfiguration {
     @Bean
     @Order(API_CHAIN_ORDER)
     public SecurityFilterChain apiChain(HttpSecurity http, ApiKeys apiKeys, JdbcTemplate jdbc, HttpProperties limits,
-                                        AccessProperties.RateLimit rateLimit) throws Exception {
+                                        AccessProperties.RateLimit rateLimit,
+                                        FailedAuthenticationThrottle throttle) throws Exception {
         RequestLimitsFilter bodyLimits = new RequestLimitsFilter(limits.maxBodySize().toBytes());
         RateLimitFilter rates = new RateLimitFilter(jdbc, rateLimit.requestsPerSecond());
         http.securityMatcher("/api/**")
@@ -73,7 +75,7 @@ public class SecurityConfiguration {
                 .requestCache(AbstractHttpConfigurer::disable)
                 .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
                 .addFilterBefore(bodyLimits, AuthorizationFilter.class)
-                .addFilterAfter(new ApiKeyAuthenticationFilter(apiKeys), RequestLimitsFilter.class)
+                .addFilterAfter(new ApiKeyAuthenticationFilter(apiKeys, throttle), RequestLimitsFilter.class)
                 .addFilterAfter(rates, ApiKeyAuthenticationFilter.class)
                 .exceptionHandling(e -> e
                         .authenticationEntryPoint((request, response, ex) -> ApiKeyAuthenticationFilter.unauthorized(
@@ -103,8 +105,8 @@ public class SecurityConfiguration {
      */
     @Bean
     @Order(SURFACE_CHAIN_ORDER)
-    public SecurityFilterChain surfaceChain(HttpSecurity http, ApiKeys apiKeys, AccessProperties access)
-            throws Exception {
+    public SecurityFilterChain surfaceChain(HttpSecurity http, ApiKeys apiKeys, AccessProperties access,
+                                            FailedAuthenticationThrottle throttle) throws Exception {
         boolean publicOperations = access.publicOperations();
         http.csrf(AbstractHttpConfigurer::disable)
                 .formLogin(AbstractHttpConfigurer::disable)
@@ -112,7 +114,7 @@ public class SecurityConfiguration {
                 .logout(AbstractHttpConfigurer::disable)
                 .requestCache(AbstractHttpConfigurer::disable)
                 .sessionManagement(s -> s.sessionCreationPolicy(SessionCreationPolicy.STATELESS))
-                .addFilterBefore(new ApiKeyAuthenticationFilter(apiKeys), AuthorizationFilter.class)
+                .addFilterBefore(new ApiKeyAuthenticationFilter(apiKeys, throttle), AuthorizationFilter.class)
                 .exceptionHandling(e -> e
                         .authenticationEntryPoint((request, response, ex) -> ApiKeyAuthenticationFilter.unauthorized(
                                 response, request, "Missing API key: send 'Authorization: Bearer <operator key>'"))

@@ -38,7 +38,8 @@ import java.util.regex.Pattern;
  * Payment provider notifications (webhooks). Authenticated by their signature ({@link WebhookSignatures}), not an
  * API key, checked in this order, each before anything is read or written: declared size, actual size (the body is
  * read with a cap), signature over timestamp and body, timestamp within the tolerance window. Then, in one
- * transaction: the signature is recorded (the same signature again is a replay, refused), the notification is
+ * transaction: the delivery is recorded by notification id and signed timestamp (the same pair again, however its
+ * signature is spelled, is a replay, refused), the notification is
  * compared with the checkout its operation belongs to (tenant, amount, currency; a mismatch is recorded as a dispute
  * and changes nothing else), and logged once with a delivery count; the checkout decides whether it is news
  * (outcome unknown), a duplicate (nothing happens) or a contradiction (manual review, not applied).
@@ -103,18 +104,20 @@ public class PaymentCallbackController implements org.springframework.beans.fact
         long age = clock.instant().getEpochSecond() - timestamp;
         if (Math.abs(age) > tolerance.toSeconds()) {
             throw new ApiProblemException(HttpStatus.UNAUTHORIZED, "stale-signature", "Stale notification",
-                    "The notification was signed " + age + " s ago; accepted: within " + tolerance.toSeconds() + " s");
+                    "The notification was signed " + (age >= 0 ? age + " s ago" : -age + " s in the future")
+                            + "; accepted: within " + tolerance.toSeconds() + " s either way");
         }
         Notification n = parse(body);
         String checkoutId = n.operationId().substring(0, n.operationId().length() - SUFFIX.length());
         String[] outcome = transactions.execute(tx -> {
-            if (jdbc.update("INSERT INTO provider_webhook_signatures (signature) VALUES (?) ON CONFLICT DO NOTHING",
-                    signature.trim()) == 0) {
+            // Keyed on what the signature covers, not on its text: the same delivery re-encoded is the same delivery.
+            if (jdbc.update("INSERT INTO provider_webhook_deliveries (notification_id, signed_at) VALUES (?, ?) "
+                    + "ON CONFLICT DO NOTHING", n.eventId(), timestamp) == 0) {
                 throw new ApiProblemException(HttpStatus.CONFLICT, "replayed-notification", "Replayed notification",
-                        "This signature was already accepted; a redelivery is signed anew");
+                        "This notification with this timestamp was already accepted; a redelivery is signed anew");
             }
-            // Older signatures are refused by their timestamp, so they need not be kept.
-            jdbc.update("DELETE FROM provider_webhook_signatures WHERE received_at < now() - make_interval(secs => ?)",
+            // Older deliveries are refused by their timestamp, so they need not be kept.
+            jdbc.update("DELETE FROM provider_webhook_deliveries WHERE received_at < now() - make_interval(secs => ?)",
                     (double) tolerance.toSeconds() * 2);
             String dispute = mismatch(checkoutId, n);
             Integer deliveries = jdbc.queryForObject(UPSERT, Integer.class, n.eventId(), n.operationId(), checkoutId,

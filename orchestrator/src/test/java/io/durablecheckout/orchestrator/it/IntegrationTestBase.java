@@ -30,6 +30,12 @@ import java.nio.file.Path;
                 "checkout.simulator.webhooks.duplicate=true",
                 "checkout.simulator.webhooks.delay=2500ms", // after the client timeout and the first lookup: late webhooks
                 "checkout.dashboard.stuck-after[manual_review]=3s", // DashboardBrowserIT: held past its threshold
+                // As deployed behind the TLS proxy docs/security.md asks for: X-Forwarded-For and -Proto from loopback
+                // are trusted, so FailedAuthenticationIT can come from other addresses and over "TLS".
+                "server.forward-headers-strategy=native",
+                // The other tests send thousands of wrong keys and sign-ins on purpose, all from here; the throttle's
+                // own test (FailedAuthenticationIT) comes from other addresses, with the product's defaults.
+                "checkout.security.failed-authentication.exempt-sources=127.0.0.1,::1",
         })
 @Import(HeldWorkers.Config.class)
 public abstract class IntegrationTestBase {

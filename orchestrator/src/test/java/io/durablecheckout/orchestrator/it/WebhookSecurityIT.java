@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 
@@ -25,7 +26,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Issue 10, acceptance 3: a notification for a checkout whose payment is unknown would settle it (confirm, sell the
- * stock, send the receipt). Every forged, stale, replayed or mismatched one is refused and changes nothing; the
+ * stock, send the receipt). Every forged, stale, future-dated, replayed (also with its signature re-encoded) or
+ * mismatched one is refused and changes nothing (issue 23 added the future-dated and re-encoded ones); the
  * correctly signed, matching one is applied (the control that shows the refusals are not vacuous).
  */
 class WebhookSecurityIT extends IntegrationTestBase {
@@ -58,6 +60,15 @@ class WebhookSecurityIT extends IntegrationTestBase {
         assertThat(staleAnswer.status()).isEqualTo(401);
         assertThat(staleAnswer.json().get("type").asText()).endsWith("stale-signature");
         assertThat(notificationRows(id)).isZero();
+
+        // future-dated: correctly signed and matching, but ten minutes ahead of this clock (tolerance five either way)
+        long future = now + 600;
+        String early = notification(id, "demo", 2500, "EUR");
+        HttpApi.Response futureAnswer = post(early, future, WebhookSignatures.sign(secret.value(), future, early));
+        assertThat(futureAnswer.status()).as(futureAnswer.body()).isEqualTo(401);
+        assertThat(futureAnswer.json().get("type").asText()).endsWith("stale-signature");
+        assertThat(notificationRows(id)).isZero();
+        assertThat(authorizedEvents(id)).isZero();
 
         // correctly signed but not this operation's amount, currency or tenant: a dispute, nothing else
         for (String mismatched : List.of(notification(id, "demo", 1, "EUR"), notification(id, "demo", 2500, "USD"),
@@ -94,6 +105,28 @@ class WebhookSecurityIT extends IntegrationTestBase {
         assertThat(replayed.json().get("type").asText()).endsWith("replayed-notification");
         assertThat(count("SELECT coalesce(sum(deliveries), 0) FROM provider_notifications WHERE checkout_id = ?", id))
                 .isEqualTo(before);
+        assertThat(authorizedEvents(id)).isEqualTo(1);
+
+        // the same delivery with its signature re-encoded (it still verifies: the hex is read in either case) is the
+        // same delivery: refused, not counted
+        for (String reencoded : List.of(signature.toUpperCase(Locale.ROOT),
+                "v1=" + signature.substring(3).toUpperCase(Locale.ROOT), " " + signature + " ")) {
+            HttpApi.Response again = post(genuine, now, reencoded);
+            assertThat(again.status()).as(reencoded + ": " + again.body()).isEqualTo(409);
+            assertThat(again.json().get("type").asText()).endsWith("replayed-notification");
+        }
+        assertThat(count("SELECT coalesce(sum(deliveries), 0) FROM provider_notifications WHERE checkout_id = ?", id))
+                .isEqualTo(before);
+        assertThat(authorizedEvents(id)).isEqualTo(1);
+
+        // the control: the provider's redelivery, signed anew with its own timestamp, is counted once, and applied
+        // no further
+        long resent = now - 1;
+        HttpApi.Response redelivered = post(genuine, resent, WebhookSignatures.sign(secret.value(), resent, genuine));
+        assertThat(redelivered.status()).as(redelivered.body()).isEqualTo(202);
+        assertThat(redelivered.json().get("result").asText()).isEqualTo("duplicate");
+        assertThat(count("SELECT coalesce(sum(deliveries), 0) FROM provider_notifications WHERE checkout_id = ?", id))
+                .isEqualTo(before + 1);
         assertThat(authorizedEvents(id)).isEqualTo(1);
     }
 
