@@ -190,6 +190,9 @@ class HostileInputIT extends IntegrationTestBase {
         requests.add(new Hostile("POST", "/api/v1/checkouts/" + theirs + "/cancel", withKey(HttpApi.DEMO_KEY, Map.of()),
                 "{\"reason\":\"not mine\"}"));
 
+        // the demo provider's late webhook and its duplicate (IntegrationTestBase) land first: they are not ours
+        await().atMost(Duration.ofSeconds(30)).until(() -> count("SELECT coalesce(sum(deliveries), 0) FROM "
+                + "provider_notifications WHERE checkout_id IN (?, ?)", own, theirs) >= 4);
         Map<String, String> before = quietChecksums();
         HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
         List<String> accepted = new ArrayList<>();
