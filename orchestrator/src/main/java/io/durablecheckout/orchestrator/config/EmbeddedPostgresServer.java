@@ -22,7 +22,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(EmbeddedPostgresServer.class);
 
     /** The superuser's password, generated on first start; beside the data directory, readable by its owner only. */
-    static final String PASSWORD_FILE_SUFFIX = ".password";
+    static final String CREDENTIALS_FILE_SUFFIX = ".password";
 
     /** Every connection, local socket or TCP, proves the password: no {@code trust} line survives a start. */
     static final String PG_HBA = """
@@ -124,7 +124,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
 
     static Path passwordFile(Path dataDirectory) {
         Path absolute = dataDirectory.toAbsolutePath().normalize();
-        return absolute.resolveSibling(absolute.getFileName() + PASSWORD_FILE_SUFFIX);
+        return absolute.resolveSibling(absolute.getFileName() + CREDENTIALS_FILE_SUFFIX);
     }
 
     /** Read, or generated (32 random bytes, URL-safe base64) and written with owner-only permissions. */

@@ -392,7 +392,7 @@ public final class CheckoutReplayer {
     }
 
     /** The deadline manager the replayed aggregate receives: it only records, per thread. */
-    private static final class ReplayDeadlines implements DeadlineManager {
+    private static final class ReplayDeadlines extends ScheduleAndCancelOnly {
         final ThreadLocal<Recorder> current = new ThreadLocal<>();
 
         private Recorder recorder() {
@@ -415,28 +415,5 @@ public final class CheckoutReplayer {
             recorder().cancel(deadlineName, scheduleId);
         }
 
-        @Override
-        public void cancelAll(@Nonnull String deadlineName) {
-            throw new UnsupportedOperationException("the Checkout does not cancel all deadlines of a name");
-        }
-
-        @Override
-        public void cancelAllWithinScope(@Nonnull String deadlineName, @Nonnull ScopeDescriptor scope) {
-            throw new UnsupportedOperationException("the Checkout does not cancel all deadlines within a scope");
-        }
-
-        @Nonnull
-        @Override
-        public Registration registerDispatchInterceptor(
-                @Nonnull MessageDispatchInterceptor<? super DeadlineMessage<?>> interceptor) {
-            return () -> true;
-        }
-
-        @Nonnull
-        @Override
-        public Registration registerHandlerInterceptor(
-                @Nonnull MessageHandlerInterceptor<? super DeadlineMessage<?>> interceptor) {
-            return () -> true;
-        }
     }
 }

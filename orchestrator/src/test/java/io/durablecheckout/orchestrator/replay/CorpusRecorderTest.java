@@ -290,7 +290,7 @@ class CorpusRecorderTest {
      * Records every schedule and cancel for {@link RecordedInputs} (as the application's deadline manager does) and
      * keeps the pending ones for the scenario to fire; it never fires one by itself.
      */
-    private static final class Deadlines implements DeadlineManager {
+    private static final class Deadlines extends ScheduleAndCancelOnly {
 
         record Scheduled(String id, Instant at, String name, Object payload, ScopeDescriptor scope) {
         }
@@ -321,28 +321,5 @@ class CorpusRecorderTest {
             pending.remove(scheduleId);
         }
 
-        @Override
-        public void cancelAll(@Nonnull String deadlineName) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void cancelAllWithinScope(@Nonnull String deadlineName, @Nonnull ScopeDescriptor scope) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Nonnull
-        @Override
-        public Registration registerDispatchInterceptor(
-                @Nonnull MessageDispatchInterceptor<? super DeadlineMessage<?>> interceptor) {
-            return () -> true;
-        }
-
-        @Nonnull
-        @Override
-        public Registration registerHandlerInterceptor(
-                @Nonnull MessageHandlerInterceptor<? super DeadlineMessage<?>> interceptor) {
-            return () -> true;
-        }
     }
 }

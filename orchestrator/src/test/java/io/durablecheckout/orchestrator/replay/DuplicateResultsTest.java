@@ -124,7 +124,7 @@ class DuplicateResultsTest {
     }
 
     /** Counts what the checkout schedules and cancels; schedules nothing. */
-    private static final class Deadlines implements DeadlineManager {
+    private static final class Deadlines extends ScheduleAndCancelOnly {
         int operations;
 
         @Nonnull
@@ -139,28 +139,5 @@ class DuplicateResultsTest {
             operations++;
         }
 
-        @Override
-        public void cancelAll(@Nonnull String deadlineName) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void cancelAllWithinScope(@Nonnull String deadlineName, @Nonnull ScopeDescriptor scope) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Nonnull
-        @Override
-        public Registration registerDispatchInterceptor(
-                @Nonnull MessageDispatchInterceptor<? super DeadlineMessage<?>> interceptor) {
-            return () -> true;
-        }
-
-        @Nonnull
-        @Override
-        public Registration registerHandlerInterceptor(
-                @Nonnull MessageHandlerInterceptor<? super DeadlineMessage<?>> interceptor) {
-            return () -> true;
-        }
     }
 }
