@@ -8,7 +8,10 @@ public final class Deadlines {
     public static final String LEASE_EXPIRED = "checkout-lease-expired";
     public static final String RETRY_DUE = "checkout-retry-due";
     public static final String RECONCILIATION_DUE = "checkout-reconciliation-due";
-    /** Metadata key under which an intent records the handle of its lease deadline (infrastructure, not a decision). */
+    /**
+     * Metadata key under which an event that grants or moves a lease records the handle its deadline manager gave the
+     * lease's timer (infrastructure, not a decision: the shell needs it to cancel the timer).
+     */
     public static final String LEASE_DEADLINE_ID = "leaseDeadlineId";
 
     private Deadlines() {

@@ -4,37 +4,29 @@ import io.durablecheckout.api.values.FencingToken;
 import io.durablecheckout.api.values.Lease;
 
 import java.time.Instant;
-import java.util.Objects;
 
-/** The latest lease of one step of a checkout and what became of it. */
-final class Run {
+/**
+ * The latest lease of one step of a checkout and what became of it. Immutable: each change is a new value.
+ *
+ * @param failures  failed attempts and expired leases of the current operation (reset when an operator retries)
+ * @param claimed   an owner said it holds the current lease (a heartbeat): from then on the lease runs and can expire
+ * @param deferrals deadlines of the current lease that found no owner yet
+ */
+public record Run(Lease lease, Status status, int failures, boolean claimed, int deferrals) {
 
-    enum Status { IN_FLIGHT, WAITING_RETRY, EXPIRED, BLOCKED, DONE }
-
-    Lease lease;
-    Status status;
-    String leaseDeadlineId;
-    int failures;
-    /** An owner said it holds the current lease (a heartbeat): from then on the lease runs and can expire. */
-    boolean claimed;
-    /** Deadlines of the current lease that found no owner yet. */
-    int deferrals;
+    public enum Status { IN_FLIGHT, WAITING_RETRY, EXPIRED, BLOCKED, DONE }
 
     /** A new lease for the step: in flight, not yet claimed by an owner. */
-    void granted(Lease lease, String deadlineId) {
-        this.lease = lease;
-        this.status = Status.IN_FLIGHT;
-        this.leaseDeadlineId = deadlineId;
-        this.claimed = false;
-        this.deferrals = 0;
+    static Run granted(Run previous, Lease lease) {
+        return new Run(lease, Status.IN_FLIGHT, previous == null ? 0 : previous.failures, false, 0);
     }
 
-    boolean inFlight() {
+    public boolean inFlight() {
         return status == Status.IN_FLIGHT;
     }
 
     /** The lease in force carries this token. */
-    boolean holds(FencingToken token) {
+    public boolean holds(FencingToken token) {
         return lease.fencingToken().equals(token);
     }
 
@@ -43,16 +35,24 @@ final class Run {
         return new Lease(lease.operationId(), lease.attempt(), lease.fencingToken(), expiresAt);
     }
 
-    @Override
-    public boolean equals(Object o) {
-        // the aggregate fixture compares the state built by commands with the state rebuilt from events
-        return o instanceof Run r && Objects.equals(lease, r.lease) && status == r.status
-                && Objects.equals(leaseDeadlineId, r.leaseDeadlineId) && failures == r.failures
-                && claimed == r.claimed && deferrals == r.deferrals;
+    Run with(Status next) {
+        return new Run(lease, next, failures, claimed, deferrals);
     }
 
-    @Override
-    public int hashCode() {
-        return Objects.hash(lease, status, leaseDeadlineId, failures, claimed, deferrals);
+    Run failed(Status next) {
+        return new Run(lease, next, failures + 1, claimed, deferrals);
+    }
+
+    /** Blocked in manual review: an operator's retry starts a fresh budget. */
+    Run blocked() {
+        return new Run(lease, Status.BLOCKED, 0, claimed, deferrals);
+    }
+
+    Run renewed(Lease renewed) {
+        return new Run(renewed, status, failures, true, deferrals);
+    }
+
+    Run deferred(Lease waiting) {
+        return new Run(waiting, status, failures, claimed, deferrals + 1);
     }
 }

@@ -208,6 +208,17 @@ public final class Workflow {
             CheckoutState.COMPLETED, "after completion",
             CheckoutState.MANUAL_REVIEW, "in manual review");
 
+    /**
+     * Whether a cancellation requested now compensates at once: in the states of {@link #COMPENSATE_ON_CANCEL}, except
+     * while an authorization is in flight (its outcome, whatever it is, then compensates through the cancelling column).
+     */
+    static boolean compensatesOnCancel(CheckoutFacts facts) {
+        Run authorization = facts.run(AUTHORIZE_PAYMENT);
+        boolean authorizing = facts.state() == CheckoutState.STOCK_RESERVED && authorization != null
+                && authorization.inFlight();
+        return COMPENSATE_ON_CANCEL.containsKey(facts.state()) && !authorizing;
+    }
+
     private static final Map<Step, Row> BY_STEP = new EnumMap<>(Step.class);
 
     static {

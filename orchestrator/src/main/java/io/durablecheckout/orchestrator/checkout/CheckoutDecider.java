@@ -1,0 +1,442 @@
+package io.durablecheckout.orchestrator.checkout;
+
+import io.durablecheckout.api.activity.ActivityAttemptFailedEvent;
+import io.durablecheckout.api.activity.ActivityHeartbeatEvent;
+import io.durablecheckout.api.activity.ActivityResultEvent;
+import io.durablecheckout.api.activity.StaleOwnerRejectedEvent;
+import io.durablecheckout.api.checkout.ActivityLeaseDeferredEvent;
+import io.durablecheckout.api.checkout.ActivityLeaseExpiredEvent;
+import io.durablecheckout.api.checkout.ActivityLeaseRenewedEvent;
+import io.durablecheckout.api.checkout.ActivityResultRejectedEvent;
+import io.durablecheckout.api.checkout.ActivityRetryScheduledEvent;
+import io.durablecheckout.api.checkout.CheckoutCancellationRequestedEvent;
+import io.durablecheckout.api.checkout.CheckoutCancelledEvent;
+import io.durablecheckout.api.checkout.CheckoutCompletedEvent;
+import io.durablecheckout.api.checkout.CheckoutConfirmedEvent;
+import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
+import io.durablecheckout.api.checkout.CheckoutEvent;
+import io.durablecheckout.api.checkout.ManualResolution;
+import io.durablecheckout.api.checkout.ManualReviewRequiredEvent;
+import io.durablecheckout.api.checkout.ManualReviewResolvedEvent;
+import io.durablecheckout.api.checkout.OperatorRetryRequestedEvent;
+import io.durablecheckout.api.checkout.PaymentOutcomeDisputedEvent;
+import io.durablecheckout.api.checkout.PaymentReconciliationScheduledEvent;
+import io.durablecheckout.api.checkout.ProviderNotificationHeldEvent;
+import io.durablecheckout.api.command.RecordActivityResultCommand;
+import io.durablecheckout.api.command.RecordProviderNotificationCommand;
+import io.durablecheckout.api.command.RenewLeaseCommand;
+import io.durablecheckout.api.command.RequestCancellationCommand;
+import io.durablecheckout.api.command.ResolveManualReviewCommand;
+import io.durablecheckout.api.command.RetryActivityCommand;
+import io.durablecheckout.api.command.StartCheckoutCommand;
+import io.durablecheckout.api.values.FencingToken;
+import io.durablecheckout.api.values.Lease;
+import io.durablecheckout.api.values.OperationId;
+import io.durablecheckout.api.values.Step;
+import io.durablecheckout.orchestrator.checkout.Decision.Timer;
+import io.durablecheckout.orchestrator.checkout.Deadlines.LeaseExpiry;
+import io.durablecheckout.orchestrator.checkout.Deadlines.ReconciliationDue;
+import io.durablecheckout.orchestrator.checkout.Deadlines.RetryDue;
+import io.durablecheckout.orchestrator.checkout.Results.Outcome;
+import io.durablecheckout.orchestrator.checkout.Run.Status;
+import io.durablecheckout.orchestrator.checkout.Workflow.Result;
+import io.durablecheckout.orchestrator.checkout.Workflow.Then;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Every decision of a checkout, as one pure function: {@code decide(input, facts, now)} gives the {@link Decision}
+ * (events and timers) for a command or a fired timer, read against the {@link CheckoutFacts} its events say. The
+ * workflow itself (each step's request, pending state and follow-ups, the compensations) is the {@link Workflow}
+ * table; this class follows it and holds the rules around it, the same for every step:
+ * <ul>
+ *   <li>it grants every lease (operation id derived from the step, next attempt, next fencing token, expiry as a
+ *       timer decided with the intent) and accepts a result only with the token of the lease in force;</li>
+ *   <li>a heartbeat from the owner renews the lease; an expired lease or a failed attempt issues the step again under
+ *       the same operation id until the attempts are used up, then the step is blocked in manual review;</li>
+ *   <li>reconciliation, cancellation, manual review and provider notifications.</li>
+ * </ul>
+ * Deterministic: time is {@code now} (the command's or the timer's), ids derive from the checkout id and the step, and
+ * the {@link WorkflowPolicy} is the one recorded when the checkout was created. No clock, random or I/O here.
+ */
+public final class CheckoutDecider {
+
+    /** A way of deciding: this class's, or a test's variant of it (how a test shows a changed decision is caught). */
+    @FunctionalInterface
+    public interface Decide {
+        Decision decide(Object input, CheckoutFacts facts, Instant now);
+    }
+
+    /** The facts as the events decided so far leave them: each decision reads what the previous one applied. */
+    private CheckoutFacts s;
+    private final List<CheckoutEvent> events = new ArrayList<>();
+    private final List<Timer> cancel = new ArrayList<>();
+    private final List<Timer> schedule = new ArrayList<>();
+
+    private CheckoutDecider(CheckoutFacts facts) {
+        this.s = facts;
+    }
+
+    /** Starts a checkout under the policy configured today (recorded in its first event). */
+    public static Decision start(StartCheckoutCommand cmd, WorkflowPolicy configured) {
+        if (cmd.items() == null || cmd.items().isEmpty()) {
+            throw new IllegalCheckoutTransitionException("a checkout has at least one line item", null,
+                    "A checkout needs at least one line item");
+        }
+        if (cmd.amount().minor() <= 0) {
+            throw new IllegalCheckoutTransitionException("the amount is positive", null,
+                    "The amount must be positive, was " + cmd.amount());
+        }
+        CheckoutDecider d = new CheckoutDecider(CheckoutFacts.INITIAL);
+        d.apply(new CheckoutCreatedEvent(cmd.checkoutId(), cmd.tenantId(), List.copyOf(cmd.items()), cmd.amount(),
+                cmd.paymentToken(), cmd.customerEmail(), cmd.idempotencyKey(), cmd.requestFingerprint(),
+                cmd.requestedAt(), configured.recorded()));
+        d.issue(Workflow.STEPS.get(0).step(), cmd.requestedAt());
+        return d.decision();
+    }
+
+    /** What {@code input} (a command other than the start, or a timer's payload) decides at {@code now}. */
+    public static Decision decide(Object input, CheckoutFacts facts, Instant now) {
+        CheckoutDecider d = new CheckoutDecider(facts);
+        if (input instanceof RecordActivityResultCommand c) {
+            d.record(c.result(), now);
+        } else if (input instanceof RenewLeaseCommand c) {
+            d.renew(c.heartbeat(), now);
+        } else if (input instanceof RequestCancellationCommand c) {
+            d.cancel(c);
+        } else if (input instanceof ResolveManualReviewCommand c) {
+            d.resolve(c);
+        } else if (input instanceof RetryActivityCommand c) {
+            d.retry(c);
+        } else if (input instanceof RecordProviderNotificationCommand c) {
+            d.notification(c);
+        } else if (input instanceof LeaseExpiry e) {
+            d.leaseExpired(e, now);
+        } else if (input instanceof RetryDue e) {
+            d.retryDue(e, now);
+        } else if (input instanceof ReconciliationDue e) {
+            d.reconciliationDue(e, now);
+        } else {
+            throw new IllegalArgumentException("not an input of a started checkout: " + input);
+        }
+        return d.decision();
+    }
+
+    // ------------------------------------------------------------------------------------------------ commands
+
+    /**
+     * Records what an activity reported and follows the table. Never refuses a late, duplicate or stale report: the
+     * saga would retry it forever. A stale one is recorded as rejected; a duplicate of an applied one decides nothing.
+     */
+    private void record(ActivityResultEvent result, Instant now) {
+        if (result instanceof StaleOwnerRejectedEvent) {
+            return; // the resource refused a stale owner; the current owner reports on its own
+        }
+        Run run = s.run(result.step());
+        FencingToken current = run == null ? null : run.lease().fencingToken();
+        if (run == null || !run.lease().operationId().equals(result.operationId())
+                || !result.fencingToken().equals(current)) {
+            // Rule: only the owner of the lease in force may report (fencing at the aggregate).
+            apply(new ActivityResultRejectedEvent(s.checkoutId(), result.step(), result.operationId(),
+                    result.fencingToken(), current));
+            return;
+        }
+        // Late evidence: the owner of the current lease reports after all (e.g. leases kept expiring); what it reports
+        // settles the review as any other result would.
+        boolean lateEvidence = run.status() == Status.BLOCKED && s.state() == CheckoutState.MANUAL_REVIEW
+                && result.step() == s.blockedStep() && Results.isConclusive(result);
+        if (!run.inFlight() && !lateEvidence) {
+            return; // duplicate delivery of a result already applied
+        }
+        cancel.add(leaseTimer(result.step(), run.lease()));
+        if (result instanceof ActivityAttemptFailedEvent failed) {
+            retryOrReview(failed.step(), run, failed.detail(), now);
+        } else {
+            Run authorization = s.run(Step.AUTHORIZE_PAYMENT);
+            follow(Results.read(result, s.checkoutId(), authorization == null ? null : authorization.lease()), now);
+        }
+    }
+
+    /**
+     * A heartbeat from the owner of the current lease extends it (new expiry, new timer). From anyone else it is
+     * recorded as rejected: an expired lease is not revived, a newer owner is not displaced.
+     */
+    private void renew(ActivityHeartbeatEvent beat, Instant now) {
+        Run run = s.run(beat.step());
+        FencingToken current = run == null ? null : run.lease().fencingToken();
+        boolean owner = run != null && run.lease().operationId().equals(beat.operationId())
+                && beat.fencingToken().equals(current);
+        if (owner && !run.inFlight()) {
+            return; // the owner's heartbeat overtaken by its own result: nothing to renew, nobody stale
+        }
+        if (!owner) {
+            apply(new ActivityResultRejectedEvent(s.checkoutId(), beat.step(), beat.operationId(), beat.fencingToken(),
+                    current));
+            return;
+        }
+        Instant expiresAt = now.plus(s.policy().leaseFor(beat.step()));
+        if (!expiresAt.isAfter(run.lease().expiresAt())) {
+            if (run.claimed()) {
+                return; // an old heartbeat delivered late: the lease already reaches further
+            }
+            expiresAt = run.lease().expiresAt(); // the first word from the owner: recorded, so the lease now runs
+        }
+        cancel.add(leaseTimer(beat.step(), run.lease()));
+        Lease renewed = run.leaseUntil(expiresAt);
+        schedule.add(leaseTimer(beat.step(), renewed));
+        apply(new ActivityLeaseRenewedEvent(s.checkoutId(), beat.step(), renewed));
+    }
+
+    private void cancel(RequestCancellationCommand cmd) {
+        if (s.cancelRequested() || s.isCompensatingOrCancelled()) {
+            return; // already being undone: the request is satisfied, acknowledged idempotently
+        }
+        boolean compensateNow = Workflow.compensatesOnCancel(s);
+        apply(new CheckoutCancellationRequestedEvent(s.checkoutId(), cmd.reason(), cmd.detail()));
+        if (!compensateNow) {
+            return; // a step in flight concludes first; the table's cancelling column then compensates
+        }
+        if (s.state() == CheckoutState.MANUAL_REVIEW && s.blockedStep().isCompensation()) {
+            issue(s.blockedStep(), cmd.requestedAt()); // the compensation itself is stuck: try it again
+        } else {
+            // between authorization attempts, void under its operation id covers an earlier attempt; in a review,
+            // "maybe authorized" is covered too: void and refund are idempotent by key
+            compensate(null, cmd.requestedAt());
+        }
+    }
+
+    private void resolve(ResolveManualReviewCommand cmd) {
+        if (s.disputeOpen() && s.state() != CheckoutState.MANUAL_REVIEW) {
+            // Closing a dispute records the operator's finding; the recorded outcome and the workflow stand.
+            apply(new ManualReviewResolvedEvent(s.checkoutId(), cmd.resolution(), cmd.providerReference(), cmd.note()));
+            return;
+        }
+        requireManualReview("only a checkout in manual review or with a disputed payment can be resolved");
+        if (s.blockedStep() != Step.AUTHORIZE_PAYMENT && s.blockedStep() != Step.RECONCILE_PAYMENT) {
+            throw new IllegalCheckoutTransitionException("a resolution decides a payment outcome", s.state(),
+                    "This checkout is blocked on " + s.blockedStep().slug()
+                            + ", not on a payment outcome: retry or cancel it");
+        }
+        String reference = cmd.providerReference();
+        if (cmd.resolution() == ManualResolution.AUTHORIZED && (reference == null || reference.isBlank())) {
+            reference = s.heldAuthorizationReference(); // the provider's own word, held during the review, is evidence
+        }
+        if (cmd.resolution() == ManualResolution.AUTHORIZED && (reference == null || reference.isBlank())) {
+            throw new IllegalCheckoutTransitionException("an authorization is resolved with the provider's reference",
+                    s.state(), "Resolving as authorized needs the provider's reference as evidence");
+        }
+        apply(new ManualReviewResolvedEvent(s.checkoutId(), cmd.resolution(), reference, cmd.note()));
+        Lease authorization = s.run(Step.AUTHORIZE_PAYMENT).lease();
+        // Declined: the operator found no authorization, decided as a lookup's NOT_FOUND (the operation id is voided
+        // first so a request still on its way cannot authorize later, then the stock is released).
+        follow(cmd.resolution() == ManualResolution.AUTHORIZED
+                ? Results.authorized(Step.AUTHORIZE_PAYMENT, s.checkoutId(), authorization, reference)
+                : Results.declined(Step.RECONCILE_PAYMENT, Result.NOT_FOUND, s.checkoutId(), authorization,
+                        "operator: " + cmd.note()), cmd.resolvedAt());
+    }
+
+    private void retry(RetryActivityCommand cmd) {
+        requireManualReview("only a checkout in manual review is retried by an operator");
+        Step step = s.blockedStep();
+        apply(new OperatorRetryRequestedEvent(s.checkoutId(), step));
+        if (step == Step.RECONCILE_PAYMENT) {
+            scheduleLookup(cmd.requestedAt(), "operator retry");
+        } else {
+            issue(step, cmd.requestedAt());
+        }
+    }
+
+    private void notification(RecordProviderNotificationCommand cmd) {
+        Run authorization = s.run(Step.AUTHORIZE_PAYMENT);
+        if (authorization == null || !authorization.lease().operationId().equals(cmd.authorizationOperationId())) {
+            throw new IllegalCheckoutTransitionException("a notification names this checkout's authorization",
+                    s.state(), "No authorization " + cmd.authorizationOperationId() + " in checkout " + s.checkoutId());
+        }
+        ManualResolution reported = switch (cmd.outcome()) {
+            case AUTHORIZED -> ManualResolution.AUTHORIZED;
+            case DECLINED -> ManualResolution.DECLINED;
+            default -> throw new IllegalCheckoutTransitionException("a notification reports a final outcome",
+                    s.state(), "A provider notification must report AUTHORIZED or DECLINED, not " + cmd.outcome());
+        };
+        ManualResolution recorded = s.paymentOutcome();
+        if (recorded == reported) {
+            return; // duplicate, or late after reconciliation already learned the same: nothing changes
+        }
+        if (recorded != null) {
+            // Rule: a notification never overrides a recorded outcome. The workflow keeps its course (it may be
+            // completed or cancelled already); an operator looks at the dispute and, if money must move, cancels.
+            apply(new PaymentOutcomeDisputedEvent(s.checkoutId(), recorded, reported, cmd.notificationId(),
+                    cmd.providerReference()));
+            return;
+        }
+        if (s.state() == CheckoutState.MANUAL_REVIEW || s.isCompensatingOrCancelled()) {
+            // Rule: an operator or a compensation owns the checkout now, so the provider's word does not move it; it
+            // is kept as evidence (shown to the operator, used when the review is resolved as authorized).
+            if (!s.holdsNotification(cmd.notificationId())) {
+                apply(new ProviderNotificationHeldEvent(s.checkoutId(), cmd.authorizationOperationId(), reported,
+                        cmd.providerReference(), cmd.notificationId(), cmd.receivedAt()));
+            }
+            return;
+        }
+        // The outcome was unknown (in flight, timed out, or being reconciled): the provider's word settles it.
+        follow(reported == ManualResolution.AUTHORIZED
+                ? Results.authorized(Step.AUTHORIZE_PAYMENT, s.checkoutId(), authorization.lease(),
+                        cmd.providerReference())
+                : Results.declined(Step.AUTHORIZE_PAYMENT, Result.FAILED, s.checkoutId(), authorization.lease(),
+                        "provider notification " + cmd.notificationId()), cmd.receivedAt());
+    }
+
+    // -------------------------------------------------------------------------------------------------- timers
+
+    private void leaseExpired(LeaseExpiry expiry, Instant dueAt) {
+        Run run = s.run(expiry.step());
+        if (run == null || !run.inFlight() || !run.holds(expiry.fencingToken())) {
+            return; // the result arrived, or a newer lease is in force
+        }
+        if (!run.claimed() && run.deferrals() == 0) {
+            // Rule: a lease runs while an owner holds it. No worker has said it holds this one (a worker that works
+            // long, or is stuck, sends a heartbeat), so the intent, or its result, still waits in a queue: re-issuing
+            // it would only queue a second copy. Deferred once, for the rest of max-attempts leases; if still nobody
+            // has claimed it by then, the intent is presumed lost and re-issued like an expired lease.
+            Lease waiting = run.leaseUntil(dueAt.plus(
+                    s.policy().leaseFor(expiry.step()).multipliedBy(Math.max(1, s.policy().maxAttempts() - 1))));
+            schedule.add(leaseTimer(expiry.step(), waiting));
+            apply(new ActivityLeaseDeferredEvent(s.checkoutId(), expiry.step(), waiting));
+            return;
+        }
+        apply(new ActivityLeaseExpiredEvent(s.checkoutId(), expiry.step(), run.lease()));
+        Run expired = s.run(expiry.step());
+        if (expired.failures() >= s.policy().maxAttempts()) {
+            apply(new ManualReviewRequiredEvent(s.checkoutId(), expiry.step(),
+                    expiry.step().slug() + ": no result within " + expired.failures() + " leases",
+                    "operation " + run.lease().operationId() + ", last attempt " + run.lease().attempt()
+                            + " expired at " + run.lease().expiresAt()));
+            return;
+        }
+        issue(expiry.step(), dueAt); // same operation id, next token: the old owner is fenced out
+    }
+
+    private void retryDue(RetryDue due, Instant dueAt) {
+        Run run = s.run(due.step());
+        if (run == null || run.status() != Status.WAITING_RETRY || !run.holds(due.failedToken())) {
+            return;
+        }
+        if (!due.step().isCompensation() && s.isCompensatingOrCancelled()) {
+            return; // a cancellation took over between attempts (e.g. voided the authorization): never redo the step
+        }
+        issue(due.step(), dueAt);
+    }
+
+    private void reconciliationDue(ReconciliationDue due, Instant dueAt) {
+        if (s.state() == CheckoutState.RECONCILIATION_PENDING && due.lookupNumber() == s.scheduledLookup()) {
+            issue(Step.RECONCILE_PAYMENT, dueAt);
+        }
+    }
+
+    // ----------------------------------------------------------------------------------------------- the table
+
+    /** Records an outcome and does what the workflow table says that outcome of that step leads to. */
+    private void follow(Outcome outcome, Instant now) {
+        if (outcome.fact() != null) {
+            apply(outcome.fact());
+        }
+        then(Workflow.row(outcome.step()).follows(outcome.result(), s.cancelRequested()), outcome, now);
+    }
+
+    private void then(Then then, Outcome outcome, Instant now) {
+        switch (then.move()) {
+            case ISSUE -> issue(then.step(), now);
+            case CONFIRM -> apply(new CheckoutConfirmedEvent(s.checkoutId()));
+            case COMPLETE -> apply(new CheckoutCompletedEvent(s.checkoutId()));
+            case COMPENSATE -> compensate(outcome.step(), now);
+            case CANCEL -> apply(new CheckoutCancelledEvent(s.checkoutId(), outcome.reason(), outcome.detail()));
+            case RECONCILE -> scheduleLookup(now, outcome.detail());
+            case LOOK_AGAIN -> lookAgain(outcome.detail(), now);
+            case NONE -> {
+            }
+        }
+        if (then.next() != null) {
+            then(then.next(), outcome, now);
+        }
+    }
+
+    /** Issues the first compensation still owed after {@code concluded} (null: any); none left: cancelled. */
+    private void compensate(Step concluded, Instant now) {
+        Step next = Workflow.nextCompensation(concluded, s.compensationFacts());
+        if (next != null) {
+            issue(next, now);
+        } else {
+            apply(new CheckoutCancelledEvent(s.checkoutId(), s.cancelReason(), s.cancelDetail()));
+        }
+    }
+
+    /** Another lookup, unless the lookup budget is used up: then an operator decides. */
+    private void lookAgain(String lastAnswer, Instant now) {
+        if (s.lookupsUsed() >= s.policy().reconciliationMaxLookups()) {
+            apply(new ManualReviewRequiredEvent(s.checkoutId(), Step.RECONCILE_PAYMENT,
+                    "payment outcome still unknown after " + s.lookupsUsed() + " lookups",
+                    "authorization operation " + s.run(Step.AUTHORIZE_PAYMENT).lease().operationId()
+                            + "; last answer " + lastAnswer + "; the provider may still authorize or decline it"));
+        } else {
+            scheduleLookup(now, lastAnswer);
+        }
+    }
+
+    private void scheduleLookup(Instant now, String lastAnswer) {
+        int lookupNumber = s.scheduledLookup() + 1;
+        Instant due = now.plus(s.policy().reconciliationDelay(s.lookupsUsed() + 1)); // the budget's n-th lookup
+        schedule.add(Timer.lookup(lookupNumber, due));
+        apply(new PaymentReconciliationScheduledEvent(s.checkoutId(),
+                OperationId.of(s.checkoutId(), Step.AUTHORIZE_PAYMENT), lookupNumber, due, lastAnswer));
+    }
+
+    /** A failed attempt: tried again after a back-off, or blocked in manual review once the attempts are used up. */
+    private void retryOrReview(Step step, Run run, String detail, Instant now) {
+        if (run.failures() + 1 >= s.policy().maxAttempts()) {
+            apply(new ManualReviewRequiredEvent(s.checkoutId(), step,
+                    step.slug() + " failed " + (run.failures() + 1) + " times",
+                    "operation " + run.lease().operationId() + "; last failure: " + detail));
+            return;
+        }
+        Instant retryAt = now.plus(s.policy().retryDelay(run.failures() + 1));
+        schedule.add(Timer.retry(step, run.lease().fencingToken(), retryAt));
+        apply(new ActivityRetryScheduledEvent(s.checkoutId(), step, run.lease().operationId(), run.lease().attempt(),
+                retryAt, detail));
+    }
+
+    /** Grants a lease for {@code step} and sends its request: same operation id as any earlier attempt, next token. */
+    private void issue(Step step, Instant now) {
+        Run previous = s.run(step);
+        int attempt = previous == null ? 1 : previous.lease().attempt() + 1;
+        FencingToken token = previous == null ? FencingToken.first() : previous.lease().fencingToken().next();
+        Lease lease = new Lease(OperationId.of(s.checkoutId(), step), attempt, token,
+                now.plus(s.policy().leaseFor(step)));
+        schedule.add(leaseTimer(step, lease));
+        apply((CheckoutEvent) Workflow.row(step).build().build(s.order(), s.scheduledLookup(), lease));
+    }
+
+    // ------------------------------------------------------------------------------------------------ helpers
+
+    private static Timer leaseTimer(Step step, Lease lease) {
+        return Timer.leaseExpiry(step, lease.fencingToken(), lease.expiresAt());
+    }
+
+    private void requireManualReview(String rule) {
+        if (s.state() != CheckoutState.MANUAL_REVIEW) {
+            throw new IllegalCheckoutTransitionException(rule, s.state(),
+                    "Checkout is " + s.state().wireName() + ", not manual_review");
+        }
+    }
+
+    private void apply(CheckoutEvent event) {
+        events.add(event);
+        s = s.evolve(event);
+    }
+
+    private Decision decision() {
+        return events.isEmpty() && cancel.isEmpty() && schedule.isEmpty() ? Decision.NOTHING
+                : new Decision(events, cancel, schedule);
+    }
+}

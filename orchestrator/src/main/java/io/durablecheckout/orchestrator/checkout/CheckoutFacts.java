@@ -1,0 +1,321 @@
+package io.durablecheckout.orchestrator.checkout;
+
+import io.durablecheckout.api.checkout.ActivityIntent;
+import io.durablecheckout.api.checkout.ActivityLeaseDeferredEvent;
+import io.durablecheckout.api.checkout.ActivityLeaseExpiredEvent;
+import io.durablecheckout.api.checkout.ActivityLeaseRenewedEvent;
+import io.durablecheckout.api.checkout.ActivityRetryScheduledEvent;
+import io.durablecheckout.api.checkout.CancellationNoticeSentEvent;
+import io.durablecheckout.api.checkout.CancellationReason;
+import io.durablecheckout.api.checkout.CheckoutCancellationRequestedEvent;
+import io.durablecheckout.api.checkout.CheckoutCancelledEvent;
+import io.durablecheckout.api.checkout.CheckoutCompletedEvent;
+import io.durablecheckout.api.checkout.CheckoutConfirmedEvent;
+import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
+import io.durablecheckout.api.checkout.CheckoutEvent;
+import io.durablecheckout.api.checkout.ManualResolution;
+import io.durablecheckout.api.checkout.ManualReviewRequiredEvent;
+import io.durablecheckout.api.checkout.ManualReviewResolvedEvent;
+import io.durablecheckout.api.checkout.PaymentAuthorizedEvent;
+import io.durablecheckout.api.checkout.PaymentDeclinedEvent;
+import io.durablecheckout.api.checkout.PaymentOutcomeDisputedEvent;
+import io.durablecheckout.api.checkout.PaymentOutcomeUnknownEvent;
+import io.durablecheckout.api.checkout.PaymentReconciliationScheduledEvent;
+import io.durablecheckout.api.checkout.PaymentRefundedEvent;
+import io.durablecheckout.api.checkout.PaymentVoidedEvent;
+import io.durablecheckout.api.checkout.ProviderNotificationHeldEvent;
+import io.durablecheckout.api.checkout.ReceiptSentEvent;
+import io.durablecheckout.api.checkout.StockReleasedEvent;
+import io.durablecheckout.api.checkout.StockReservedEvent;
+import io.durablecheckout.api.values.CheckoutId;
+import io.durablecheckout.api.values.Step;
+import io.durablecheckout.orchestrator.checkout.Run.Status;
+
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.UnaryOperator;
+
+/**
+ * What a checkout's own events say, and nothing else: the state every decision reads. Immutable; {@link #evolve}
+ * gives the state after one more event. The aggregate, the replayer and the read model fold the same function (the
+ * read model through {@link #stateAfter}), so they cannot disagree about where a checkout is.
+ */
+public final class CheckoutFacts {
+
+    /** Before the first event. */
+    public static final CheckoutFacts INITIAL = new CheckoutFacts();
+
+    /** The state a fact puts the checkout in; events not named here (and intents: their step's row) leave it. */
+    private static final Map<Class<?>, CheckoutState> STATE_AFTER = Map.ofEntries(
+            Map.entry(CheckoutCreatedEvent.class, CheckoutState.CREATED),
+            Map.entry(StockReservedEvent.class, CheckoutState.STOCK_RESERVED),
+            Map.entry(PaymentAuthorizedEvent.class, CheckoutState.PAYMENT_AUTHORIZED),
+            Map.entry(PaymentDeclinedEvent.class, CheckoutState.PAYMENT_DECLINED),
+            Map.entry(PaymentOutcomeUnknownEvent.class, CheckoutState.PAYMENT_UNKNOWN),
+            Map.entry(PaymentReconciliationScheduledEvent.class, CheckoutState.RECONCILIATION_PENDING),
+            Map.entry(CheckoutConfirmedEvent.class, CheckoutState.CONFIRMED),
+            Map.entry(CheckoutCompletedEvent.class, CheckoutState.COMPLETED),
+            Map.entry(PaymentRefundedEvent.class, CheckoutState.REFUND_CONFIRMED),
+            Map.entry(ManualReviewRequiredEvent.class, CheckoutState.MANUAL_REVIEW),
+            Map.entry(CheckoutCancelledEvent.class, CheckoutState.CANCELLED));
+
+    private CheckoutId checkoutId;
+    private Order order;
+    /** Fixed when the checkout was created (recorded in its first event); never the current configuration. */
+    private WorkflowPolicy policy;
+    private CheckoutState state;
+    private Map<Step, Run> runs = Map.of();
+    private boolean cancelRequested;
+    private CancellationReason cancelReason;
+    private String cancelDetail;
+    private boolean receiptSent;
+    private int scheduledLookup;
+    private int lookupBudgetStart;
+    private Step blockedStep;
+    /** The payment outcome once known from any evidence (worker, lookup, provider notification, operator). */
+    private ManualResolution paymentOutcome;
+    /** A provider notification contradicted the recorded outcome and no operator has looked at it yet. */
+    private boolean disputeOpen;
+    /** Notifications kept as evidence while the checkout was not the provider's to settle, by notification id. */
+    private Map<String, ProviderNotificationHeldEvent> heldNotifications = Map.of();
+
+    private CheckoutFacts() {
+    }
+
+    /** The state {@code event} leaves a checkout in that was in {@code current}. */
+    public static CheckoutState stateAfter(CheckoutState current, CheckoutEvent event) {
+        if (event instanceof ActivityIntent intent) {
+            return Workflow.pendingState(intent.step()); // every request puts the checkout in its step's pending state
+        }
+        return STATE_AFTER.getOrDefault(event.getClass(), current);
+    }
+
+    /** The facts after one more event. */
+    public CheckoutFacts evolve(CheckoutEvent event) {
+        CheckoutFacts next = copy();
+        next.record(event);
+        next.state = stateAfter(state, event);
+        return next;
+    }
+
+    private void record(CheckoutEvent event) {
+        if (event instanceof CheckoutCreatedEvent e) {
+            checkoutId = e.checkoutId();
+            order = new Order(e.checkoutId(), e.tenantId(), e.items(), e.amount(), e.paymentToken(), e.customerEmail());
+            policy = WorkflowPolicy.of(e.policy());
+        } else if (event instanceof ActivityIntent e) {
+            put(e.step(), Run.granted(runs.get(e.step()), e.lease()));
+        } else if (event instanceof StockReservedEvent) {
+            done(Step.RESERVE_STOCK);
+        } else if (event instanceof PaymentAuthorizedEvent) {
+            paymentOutcome = ManualResolution.AUTHORIZED;
+            done(Step.AUTHORIZE_PAYMENT);
+            done(Step.RECONCILE_PAYMENT);
+        } else if (event instanceof PaymentDeclinedEvent e) {
+            paymentOutcome = ManualResolution.DECLINED;
+            done(Step.AUTHORIZE_PAYMENT);
+            done(Step.RECONCILE_PAYMENT);
+            if (!cancelRequested) {
+                cancelReason = CancellationReason.PAYMENT_DECLINED;
+                cancelDetail = e.reason();
+            }
+        } else if (event instanceof PaymentOutcomeUnknownEvent) {
+            done(Step.AUTHORIZE_PAYMENT);
+        } else if (event instanceof PaymentReconciliationScheduledEvent e) {
+            done(Step.RECONCILE_PAYMENT);
+            scheduledLookup = e.lookupNumber();
+        } else if (event instanceof ReceiptSentEvent) {
+            done(Step.SEND_RECEIPT);
+            receiptSent = true;
+        } else if (event instanceof CheckoutCancellationRequestedEvent e) {
+            cancelRequested = true;
+            cancelReason = e.reason();
+            cancelDetail = e.detail();
+        } else if (event instanceof PaymentVoidedEvent) {
+            done(Step.VOID_PAYMENT);
+        } else if (event instanceof PaymentRefundedEvent) {
+            done(Step.REFUND_PAYMENT);
+        } else if (event instanceof StockReleasedEvent) {
+            done(Step.RELEASE_STOCK);
+        } else if (event instanceof CancellationNoticeSentEvent) {
+            done(Step.SEND_CANCELLATION_NOTICE);
+        } else if (event instanceof CheckoutCancelledEvent e) {
+            Map<Step, Run> all = new EnumMap<>(Step.class);
+            runs.forEach((step, run) -> all.put(step, run.with(Status.DONE)));
+            runs = all.isEmpty() ? Map.of() : Collections.unmodifiableMap(all);
+            cancelReason = e.reason();
+        } else if (event instanceof ManualReviewRequiredEvent e) {
+            blockedStep = e.blockedStep();
+            update(e.blockedStep(), Run::blocked);
+            if (e.blockedStep() == Step.RECONCILE_PAYMENT) {
+                lookupBudgetStart = scheduledLookup;
+            }
+        } else if (event instanceof PaymentOutcomeDisputedEvent) {
+            disputeOpen = true;
+        } else if (event instanceof ProviderNotificationHeldEvent e) {
+            Map<String, ProviderNotificationHeldEvent> held = new LinkedHashMap<>(heldNotifications);
+            held.put(e.notificationId(), e);
+            heldNotifications = Collections.unmodifiableMap(held);
+        } else if (event instanceof ManualReviewResolvedEvent) {
+            disputeOpen = false;
+        } else if (event instanceof ActivityRetryScheduledEvent e) {
+            update(e.step(), run -> run.failed(Status.WAITING_RETRY));
+        } else if (event instanceof ActivityLeaseRenewedEvent e) {
+            update(e.step(), run -> run.renewed(e.lease()));
+        } else if (event instanceof ActivityLeaseDeferredEvent e) {
+            update(e.step(), run -> run.deferred(e.lease()));
+        } else if (event instanceof ActivityLeaseExpiredEvent e) {
+            update(e.step(), run -> run.failed(Status.EXPIRED));
+        }
+        // the rest (results rejected, confirmations, completion, operator retries) change no fact a decision reads
+    }
+
+    // ------------------------------------------------------------------------------------------------ reading
+
+    public CheckoutId checkoutId() {
+        return checkoutId;
+    }
+
+    Order order() {
+        return order;
+    }
+
+    WorkflowPolicy policy() {
+        return policy;
+    }
+
+    public CheckoutState state() {
+        return state;
+    }
+
+    /** The latest run of {@code step}, or {@code null} if it was never requested. */
+    public Run run(Step step) {
+        return runs.get(step);
+    }
+
+    boolean cancelRequested() {
+        return cancelRequested;
+    }
+
+    CancellationReason cancelReason() {
+        return cancelReason;
+    }
+
+    String cancelDetail() {
+        return cancelDetail;
+    }
+
+    boolean receiptSent() {
+        return receiptSent;
+    }
+
+    int scheduledLookup() {
+        return scheduledLookup;
+    }
+
+    /** Lookups made since the budget last started (at the first unknown outcome, or an operator's retry). */
+    int lookupsUsed() {
+        return scheduledLookup - lookupBudgetStart;
+    }
+
+    Step blockedStep() {
+        return blockedStep;
+    }
+
+    ManualResolution paymentOutcome() {
+        return paymentOutcome;
+    }
+
+    boolean disputeOpen() {
+        return disputeOpen;
+    }
+
+    boolean holdsNotification(String notificationId) {
+        return heldNotifications.containsKey(notificationId);
+    }
+
+    /** What decides which compensations are owed (see {@link Workflow#COMPENSATIONS}). */
+    Workflow.Facts compensationFacts() {
+        return new Workflow.Facts(runs.keySet(), paymentOutcome == ManualResolution.DECLINED, receiptSent);
+    }
+
+    boolean isCompensatingOrCancelled() {
+        return switch (state) {
+            case PAYMENT_DECLINED, STOCK_RELEASE_PENDING, VOID_PENDING, REFUND_REQUESTED, REFUND_CONFIRMED,
+                 CANCELLATION_NOTICE_PENDING, CANCELLED -> true;
+            default -> false;
+        };
+    }
+
+    /** The reference of the latest held notification that reported the payment authorized, if any. */
+    String heldAuthorizationReference() {
+        return heldNotifications.values().stream()
+                .filter(n -> n.reportedOutcome() == ManualResolution.AUTHORIZED && n.providerReference() != null)
+                .map(ProviderNotificationHeldEvent::providerReference).reduce((first, last) -> last).orElse(null);
+    }
+
+    // -------------------------------------------------------------------------------------------- internals
+
+    private void done(Step step) {
+        update(step, run -> run.with(Status.DONE));
+    }
+
+    private void update(Step step, UnaryOperator<Run> change) {
+        Run run = runs.get(step);
+        if (run != null) {
+            put(step, change.apply(run));
+        }
+    }
+
+    private void put(Step step, Run run) {
+        Map<Step, Run> next = new EnumMap<>(Step.class);
+        next.putAll(runs);
+        next.put(step, run);
+        runs = Collections.unmodifiableMap(next);
+    }
+
+    private CheckoutFacts copy() {
+        CheckoutFacts c = new CheckoutFacts();
+        c.checkoutId = checkoutId;
+        c.order = order;
+        c.policy = policy;
+        c.state = state;
+        c.runs = runs;
+        c.cancelRequested = cancelRequested;
+        c.cancelReason = cancelReason;
+        c.cancelDetail = cancelDetail;
+        c.receiptSent = receiptSent;
+        c.scheduledLookup = scheduledLookup;
+        c.lookupBudgetStart = lookupBudgetStart;
+        c.blockedStep = blockedStep;
+        c.paymentOutcome = paymentOutcome;
+        c.disputeOpen = disputeOpen;
+        c.heldNotifications = heldNotifications;
+        return c;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof CheckoutFacts f && Objects.equals(checkoutId, f.checkoutId) && Objects.equals(order, f.order)
+                && Objects.equals(policy, f.policy) && state == f.state && runs.equals(f.runs)
+                && cancelRequested == f.cancelRequested && cancelReason == f.cancelReason
+                && Objects.equals(cancelDetail, f.cancelDetail) && receiptSent == f.receiptSent
+                && scheduledLookup == f.scheduledLookup && lookupBudgetStart == f.lookupBudgetStart
+                && blockedStep == f.blockedStep && paymentOutcome == f.paymentOutcome && disputeOpen == f.disputeOpen
+                && heldNotifications.equals(f.heldNotifications);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(checkoutId, state, runs, scheduledLookup, paymentOutcome);
+    }
+
+    @Override
+    public String toString() {
+        return "CheckoutFacts[" + checkoutId + " " + state + " runs=" + runs + " lookup=" + scheduledLookup + "/"
+                + lookupBudgetStart + " payment=" + paymentOutcome + " cancelRequested=" + cancelRequested + "]";
+    }
+}
