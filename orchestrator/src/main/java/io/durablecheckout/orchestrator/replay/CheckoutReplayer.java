@@ -3,91 +3,51 @@ package io.durablecheckout.orchestrator.replay;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
+import io.durablecheckout.api.checkout.CheckoutEvent;
 import io.durablecheckout.api.command.CheckoutCommand;
 import io.durablecheckout.api.command.StartCheckoutCommand;
-import io.durablecheckout.orchestrator.checkout.Checkout;
+import io.durablecheckout.orchestrator.checkout.CheckoutDecider;
+import io.durablecheckout.orchestrator.checkout.CheckoutFacts;
+import io.durablecheckout.orchestrator.checkout.Decision;
 import io.durablecheckout.orchestrator.checkout.WorkflowPolicy;
 import io.durablecheckout.orchestrator.replay.ReplayReport.Divergence;
 import io.durablecheckout.orchestrator.replay.ReplayReport.Verdict;
-import org.axonframework.commandhandling.GenericCommandMessage;
-import org.axonframework.common.Registration;
-import org.axonframework.deadline.DeadlineManager;
-import org.axonframework.deadline.DeadlineMessage;
-import org.axonframework.deadline.GenericDeadlineMessage;
-import org.axonframework.eventhandling.EventBus;
-import org.axonframework.eventhandling.EventMessage;
-import org.axonframework.messaging.GenericMessage;
-import org.axonframework.messaging.Message;
-import org.axonframework.messaging.MessageDispatchInterceptor;
-import org.axonframework.messaging.MessageHandlerInterceptor;
-import org.axonframework.messaging.ScopeDescriptor;
-import org.axonframework.messaging.annotation.ClasspathParameterResolverFactory;
-import org.axonframework.messaging.annotation.MultiParameterResolverFactory;
-import org.axonframework.messaging.annotation.SimpleResourceParameterResolverFactory;
-import org.axonframework.modelling.command.inspection.AggregateModel;
-import org.axonframework.modelling.command.inspection.AnnotatedAggregate;
-import org.axonframework.modelling.command.inspection.AnnotatedAggregateMetaModelFactory;
 
-import javax.annotation.Nonnull;
-import java.lang.reflect.InvocationTargetException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.Callable;
-import java.util.function.Consumer;
 
 /**
- * Re-runs today's Checkout decision code over a recorded history, with no side effects: no repository, no event
- * store, no deadline manager. Each recorded input (command or fired deadline) is fed, in order, to the aggregate as
- * built by the preceding inputs, and what it produces (events, deadline schedules and cancellations with their due
+ * Re-runs today's decision function over a recorded history, with no side effects: no repository, no event store,
+ * no deadline manager. Each recorded input (command or fired timer) is decided, in order, against the facts the
+ * recorded events before it say, and the {@link Decision} (events, timers cancelled and scheduled with their due
  * times) is compared with what was recorded for that input. The first difference ends the replay with a report.
  * <p>
- * The aggregate is driven through Axon's own annotated model ({@link AnnotatedAggregate}), the same handlers the
- * command bus and the deadline manager call; the deadline manager it receives records instead of scheduling.
- * Thread-safe: each thread replays with its own recorder.
+ * Timers are compared by what they are (name, payload, due time), never by the deadline manager's handle: a recorded
+ * cancellation names a handle, which the history's own earlier schedule resolves. Thread-safe.
  */
 public final class CheckoutReplayer {
 
-    private static final ReplayDeadlines DEADLINES = new ReplayDeadlines();
-    /**
-     * The replay's own resources come first, so no application context can hand the aggregate a real deadline
-     * manager. The policy resource only satisfies the creation handler's signature: replay calls that constructor
-     * itself, with the recorded policy.
-     */
-    private static final AggregateModel<Checkout> MODEL = model(Checkout.class);
-
-    /** How a checkout is created from its first input; the aggregate's own creation handler unless a variant. */
-    @FunctionalInterface
-    public interface Creation<T extends Checkout> {
-        T create(StartCheckoutCommand command, DeadlineManager deadlines, WorkflowPolicy configured);
-    }
-
-    private final AggregateModel<? extends Checkout> model;
-    private final Creation<? extends Checkout> creation;
+    private final CheckoutDecider.Decide decide;
 
     public CheckoutReplayer() {
-        this(MODEL, Checkout::new);
+        this(CheckoutDecider::decide);
     }
 
-    private CheckoutReplayer(AggregateModel<? extends Checkout> model, Creation<? extends Checkout> creation) {
-        this.model = model;
-        this.creation = creation;
+    private CheckoutReplayer(CheckoutDecider.Decide decide) {
+        this.decide = decide;
     }
 
     /**
-     * A replayer for a variant of the Checkout (a subclass with a decision changed): how a test shows that a changed
+     * A replayer for a variant of the decision function (one decision changed): how a test shows that a changed
      * decision is caught, with the report it gives.
      */
-    public static <T extends Checkout> CheckoutReplayer forVariant(Class<T> type, Creation<T> creation) {
-        return new CheckoutReplayer(model(type), creation);
-    }
-
-    private static <T extends Checkout> AggregateModel<T> model(Class<T> type) {
-        return AnnotatedAggregateMetaModelFactory.inspectAggregate(type, MultiParameterResolverFactory.ordered(
-                new SimpleResourceParameterResolverFactory(List.of(DEADLINES, WorkflowPolicy.defaults())),
-                ClasspathParameterResolverFactory.forClass(type)));
+    public static CheckoutReplayer forVariant(CheckoutDecider.Decide variant) {
+        return new CheckoutReplayer(variant);
     }
 
     /** Replays a stored or bundled history. */
@@ -141,42 +101,36 @@ public final class CheckoutReplayer {
             }
         }
 
-        Capture capture = new Capture();
-        AnnotatedAggregate<? extends Checkout> aggregate = null;
+        CheckoutFacts facts = CheckoutFacts.INITIAL;
+        Map<String, Map<String, Object>> scheduledByHandle = new HashMap<>();
         for (int i = 0; i < inputs.size(); i++) {
             List<HistoryEvent> recorded = inputs.get(i);
             Map<String, Object> input = recorded.get(0).input();
             List<Map<String, Object>> recordedDeadlines = deadlines(recorded.get(recorded.size() - 1));
-            Recorder recorder = new Recorder(recordedDeadlines);
-            capture.events.clear();
+            Decision decision = null;
             String error = null;
-            DEADLINES.current.set(recorder);
             try {
-                if (aggregate == null) {
-                    aggregate = start(input, recorded.get(0), capture);
-                } else {
-                    aggregate.handle(message(input, recorded.get(0).inputPayload()));
-                }
-            } catch (Exception e) {
-                Throwable cause = e instanceof InvocationTargetException ite ? ite.getCause() : e;
-                error = cause.getClass().getSimpleName() + ": " + cause.getMessage();
-            } finally {
-                DEADLINES.current.remove();
+                decision = i == 0 ? start(input, recorded.get(0))
+                        : decide.decide(input(input, recorded.get(0).inputPayload()), facts, at(input));
+            } catch (RuntimeException e) {
+                error = e.getClass().getSimpleName() + ": " + e.getMessage();
             }
-            Divergence divergence = compare(i + 1, input, recorded, history, capture.events, recordedDeadlines,
-                    recorder.operations, error);
+            Divergence divergence = compare(i + 1, input, recorded, history, decision, recordedDeadlines,
+                    scheduledByHandle, error);
             if (describe) {
                 timeline.add(step(i + 1, input, recorded, recordedDeadlines, divergence == null));
             }
             if (divergence != null) {
                 return new ReplayReport(checkoutId, history.size(), timeline, Verdict.DIVERGED, divergence, null);
             }
+            for (HistoryEvent e : recorded) {
+                facts = facts.evolve((CheckoutEvent) e.payload());
+            }
         }
         return new ReplayReport(checkoutId, history.size(), timeline, Verdict.IDENTICAL, null, null);
     }
 
-    private AnnotatedAggregate<? extends Checkout> start(Map<String, Object> input, HistoryEvent first,
-                                                         Capture capture) throws Exception {
+    private static Decision start(Map<String, Object> input, HistoryEvent first) {
         Object command = command(input, first.inputPayload());
         if (!(command instanceof StartCheckoutCommand start)) {
             throw new IllegalStateException("the first input is " + input.get("type") + ", not a StartCheckoutCommand");
@@ -185,33 +139,24 @@ public final class CheckoutReplayer {
         if (!(first.payload() instanceof CheckoutCreatedEvent created)) {
             throw new IllegalStateException("the history starts with " + first.type());
         }
-        WorkflowPolicy configured = WorkflowPolicy.of(created.policy());
-        return initialize(model, creation, start, configured, capture);
+        return CheckoutDecider.start(start, WorkflowPolicy.of(created.policy()));
     }
 
-    @SuppressWarnings("unchecked")
-    private static <T extends Checkout> AnnotatedAggregate<T> initialize(AggregateModel<T> model,
-                                                                        Creation<? extends Checkout> creation,
-                                                                        StartCheckoutCommand start,
-                                                                        WorkflowPolicy configured, Capture capture)
-            throws Exception {
-        Callable<T> factory = () -> (T) creation.create(start, DEADLINES, configured);
-        return AnnotatedAggregate.initialize(factory, model, capture);
+    /** When the input was decided: the command's own time, or when the timer fired. */
+    static Instant at(Map<String, Object> input) {
+        return Instant.parse(String.valueOf(input.get("at")));
     }
 
-    /** The recorded input as the message the aggregate handled. */
-    static Message<?> message(Map<String, Object> input, RecordedInputs.StoredPayload stored) {
+    /** The recorded input as the decision function takes it: the command, or the fired timer's payload. */
+    static Object input(Map<String, Object> input, RecordedInputs.StoredPayload stored) {
         if ("deadline".equals(input.get("kind"))) {
             Class<?> type = RecordedInputs.DEADLINE_PAYLOADS.get(String.valueOf(input.get("payloadType")));
             if (type == null) {
                 throw new IllegalStateException("unknown deadline payload " + input.get("payloadType"));
             }
-            Object payload = stored.as(type);
-            Instant firedAt = Instant.parse(String.valueOf(input.get("at")));
-            return new GenericDeadlineMessage<>(String.valueOf(input.get("type")), new GenericMessage<>(payload),
-                    () -> firedAt);
+            return stored.as(type);
         }
-        return new GenericCommandMessage<>(command(input, stored));
+        return command(input, stored);
     }
 
     static CheckoutCommand command(Map<String, Object> input, RecordedInputs.StoredPayload stored) {
@@ -223,15 +168,16 @@ public final class CheckoutReplayer {
     }
 
     private static Divergence compare(int number, Map<String, Object> input, List<HistoryEvent> recorded,
-                                      List<HistoryEvent> history, List<Object> produced,
+                                      List<HistoryEvent> history, Decision decision,
                                       List<Map<String, Object>> recordedDeadlines,
-                                      List<Map<String, Object>> producedDeadlines, String error) {
+                                      Map<String, Map<String, Object>> scheduledByHandle, String error) {
         long first = recorded.get(0).sequence();
         if (error != null) {
             return new Divergence(first, number, input, "error", describe(recorded.get(0).payload()), error,
                     List.of("today's code rejects this input: " + error), after(history, first - 1),
                     List.of());
         }
+        List<CheckoutEvent> produced = decision.events();
         int n = Math.max(recorded.size(), produced.size());
         for (int k = 0; k < n; k++) {
             Object r = k < recorded.size() ? recorded.get(k).payload() : null;
@@ -258,14 +204,53 @@ public final class CheckoutReplayer {
                         after(history, position), producedAfter);
             }
         }
-        if (!JsonDiff.sameValues(recordedDeadlines, producedDeadlines)) {
-            JsonNode rd = RecordedInputs.MAPPER.valueToTree(recordedDeadlines);
-            JsonNode pd = RecordedInputs.MAPPER.valueToTree(producedDeadlines);
+        List<Map<String, Object>> expected = timers(recordedDeadlines, scheduledByHandle);
+        List<Map<String, Object>> decided = timers(decision);
+        if (!JsonDiff.sameValues(expected, decided)) {
+            JsonNode rd = RecordedInputs.MAPPER.valueToTree(expected);
+            JsonNode pd = RecordedInputs.MAPPER.valueToTree(decided);
             long last = recorded.get(recorded.size() - 1).sequence();
             return new Divergence(last, number, input, "deadlines", rd.toString(), pd.toString(),
                     JsonDiff.diff(rd, pd), after(history, last), List.of());
         }
         return null;
+    }
+
+    /**
+     * The recorded deadline operations as timers: a schedule without its handle, a cancellation as the timer its
+     * handle was given to (scheduled earlier in the same history; {@code scheduledByHandle} collects them).
+     */
+    private static List<Map<String, Object>> timers(List<Map<String, Object>> recorded,
+                                                    Map<String, Map<String, Object>> scheduledByHandle) {
+        List<Map<String, Object>> timers = new ArrayList<>();
+        for (Map<String, Object> op : recorded) {
+            String handle = String.valueOf(op.get("id"));
+            if ("schedule".equals(op.get("op"))) {
+                scheduledByHandle.put(handle, op);
+                timers.add(timer("schedule", op));
+            } else {
+                Map<String, Object> scheduled = scheduledByHandle.get(handle);
+                timers.add(scheduled == null ? op : timer("cancel", scheduled));
+            }
+        }
+        return timers;
+    }
+
+    /** The decision's timers in the order the shell hands them on: cancellations first, then schedules. */
+    private static List<Map<String, Object>> timers(Decision decision) {
+        List<Map<String, Object>> timers = new ArrayList<>();
+        decision.cancel().forEach(t -> timers.add(timer("cancel", RecordedInputs.scheduleOp(null, t.due(), t.name(),
+                t.payload()))));
+        decision.schedule().forEach(t -> timers.add(timer("schedule", RecordedInputs.scheduleOp(null, t.due(),
+                t.name(), t.payload()))));
+        return timers;
+    }
+
+    private static Map<String, Object> timer(String op, Map<String, Object> schedule) {
+        Map<String, Object> timer = new LinkedHashMap<>(schedule);
+        timer.put("op", op);
+        timer.remove("id");
+        return timer;
     }
 
     private static List<String> after(List<HistoryEvent> history, long position) {
@@ -331,89 +316,5 @@ public final class CheckoutReplayer {
         } catch (JsonProcessingException e) {
             return value.toString();
         }
-    }
-
-    // ------------------------------------------------------------------------------------- no side effects
-
-    /** Collects the events the aggregate applies; a deadline handed to the aggregate is not one of them. */
-    private static final class Capture implements EventBus {
-        final List<Object> events = new ArrayList<>();
-
-        @Override
-        public void publish(@Nonnull List<? extends EventMessage<?>> messages) {
-            for (EventMessage<?> m : messages) {
-                if (!(m instanceof DeadlineMessage)) {
-                    events.add(m.getPayload());
-                }
-            }
-        }
-
-        @Nonnull
-        @Override
-        public Registration subscribe(@Nonnull Consumer<List<? extends EventMessage<?>>> consumer) {
-            return () -> true;
-        }
-
-        @Nonnull
-        @Override
-        public Registration registerDispatchInterceptor(
-                @Nonnull MessageDispatchInterceptor<? super EventMessage<?>> interceptor) {
-            return () -> true;
-        }
-    }
-
-    /**
-     * What one input scheduled and cancelled. A schedule answers with the handle recorded for the same operation, so
-     * the aggregate's state (which keeps the handle to cancel later) is the recorded one.
-     */
-    private static final class Recorder {
-        final List<Map<String, Object>> operations = new ArrayList<>();
-        private final List<String> recordedIds = new ArrayList<>();
-        private int schedules;
-
-        Recorder(List<Map<String, Object>> recorded) {
-            for (Map<String, Object> op : recorded) {
-                if ("schedule".equals(op.get("op"))) {
-                    recordedIds.add(String.valueOf(op.get("id")));
-                }
-            }
-        }
-
-        String schedule(Instant due, String name, Object payload) {
-            String id = schedules < recordedIds.size() ? recordedIds.get(schedules) : "replay-" + schedules;
-            schedules++;
-            operations.add(RecordedInputs.scheduleOp(id, due, name, payload));
-            return id;
-        }
-
-        void cancel(String name, String id) {
-            operations.add(Map.of("op", "cancel", "name", name, "id", id));
-        }
-    }
-
-    /** The deadline manager the replayed aggregate receives: it only records, per thread. */
-    private static final class ReplayDeadlines extends ScheduleAndCancelOnly {
-        final ThreadLocal<Recorder> current = new ThreadLocal<>();
-
-        private Recorder recorder() {
-            Recorder r = current.get();
-            if (r == null) {
-                throw new IllegalStateException("the replay deadline manager is used outside a replay");
-            }
-            return r;
-        }
-
-        @Nonnull
-        @Override
-        public String schedule(@Nonnull Instant triggerDateTime, @Nonnull String deadlineName, Object messageOrPayload,
-                               @Nonnull ScopeDescriptor deadlineScope) {
-            return recorder().schedule(triggerDateTime, deadlineName, messageOrPayload);
-        }
-
-        @Override
-        public void cancelSchedule(@Nonnull String deadlineName, @Nonnull String scheduleId) {
-            recorder().cancel(deadlineName, scheduleId);
-        }
-
     }
 }

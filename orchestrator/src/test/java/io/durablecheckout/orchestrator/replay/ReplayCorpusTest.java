@@ -6,9 +6,9 @@ import io.durablecheckout.api.activity.PaymentAuthorizationDeclinedEvent;
 import io.durablecheckout.api.activity.PaymentAuthorizationOutcomeUnknownEvent;
 import io.durablecheckout.api.command.RecordActivityResultCommand;
 import io.durablecheckout.api.command.StartCheckoutCommand;
-import io.durablecheckout.orchestrator.checkout.Checkout;
-import io.durablecheckout.orchestrator.checkout.WorkflowPolicy;
-import org.axonframework.deadline.DeadlineManager;
+import io.durablecheckout.orchestrator.checkout.CheckoutDecider;
+import io.durablecheckout.orchestrator.checkout.CheckoutFacts;
+import io.durablecheckout.orchestrator.checkout.Decision;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
@@ -17,6 +17,7 @@ import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -121,7 +122,7 @@ class ReplayCorpusTest {
         StoredHistories.History history = HistoryBundle.read(declined);
         assertThat(new CheckoutReplayer().replay(history).identical()).isTrue();
 
-        ReplayReport report = CheckoutReplayer.forVariant(DeclineTakenForUnknown.class, DeclineTakenForUnknown::new)
+        ReplayReport report = CheckoutReplayer.forVariant(ReplayCorpusTest::declineTakenForUnknown)
                 .replay(history);
 
         assertThat(report.verdict()).isEqualTo(ReplayReport.Verdict.DIVERGED);
@@ -158,8 +159,7 @@ class ReplayCorpusTest {
         assertThat(quick.identical()).isTrue();
         assertThat(quick.timeline()).isEmpty();
 
-        CheckoutReplayer variant = CheckoutReplayer.forVariant(DeclineTakenForUnknown.class,
-                DeclineTakenForUnknown::new);
+        CheckoutReplayer variant = CheckoutReplayer.forVariant(ReplayCorpusTest::declineTakenForUnknown);
         ReplayReport full = variant.replay(history);
         ReplayReport bulk = variant.verdict(history);
         assertThat(bulk.verdict()).isEqualTo(ReplayReport.Verdict.DIVERGED);
@@ -177,8 +177,7 @@ class ReplayCorpusTest {
         StoredHistories reader = new StoredHistories(null,
                 io.durablecheckout.orchestrator.serialization.AxonJson.strictEventSerializer(), EventUpcasters.chain());
         CheckoutReplayer replayer = new CheckoutReplayer();
-        CheckoutReplayer variant = CheckoutReplayer.forVariant(DeclineTakenForUnknown.class,
-                DeclineTakenForUnknown::new);
+        CheckoutReplayer variant = CheckoutReplayer.forVariant(ReplayCorpusTest::declineTakenForUnknown);
         int diverged = 0;
         for (Path file : bundles()) {
             StoredHistories.History full = HistoryBundle.read(file);
@@ -227,22 +226,11 @@ class ReplayCorpusTest {
     }
 
     /** A mutant: takes a decline for an unknown outcome (so it would reconcile instead of releasing the stock). */
-    static class DeclineTakenForUnknown extends Checkout {
-        protected DeclineTakenForUnknown() {
+    static Decision declineTakenForUnknown(Object input, CheckoutFacts facts, Instant now) {
+        if (input instanceof RecordActivityResultCommand cmd && cmd.result() instanceof PaymentAuthorizationDeclinedEvent r) {
+            input = new RecordActivityResultCommand(cmd.checkoutId(), new PaymentAuthorizationOutcomeUnknownEvent(
+                    r.checkoutId(), r.operationId(), r.fencingToken(), r.reason()), cmd.observedAt());
         }
-
-        public DeclineTakenForUnknown(StartCheckoutCommand cmd, DeadlineManager deadlines, WorkflowPolicy policy) {
-            super(cmd, deadlines, policy);
-        }
-
-        @Override
-        public void handle(RecordActivityResultCommand cmd, DeadlineManager deadlines) {
-            if (cmd.result() instanceof PaymentAuthorizationDeclinedEvent r) {
-                super.handle(new RecordActivityResultCommand(cmd.checkoutId(), new PaymentAuthorizationOutcomeUnknownEvent(
-                        r.checkoutId(), r.operationId(), r.fencingToken(), r.reason()), cmd.observedAt()), deadlines);
-            } else {
-                super.handle(cmd, deadlines);
-            }
-        }
+        return CheckoutDecider.decide(input, facts, now);
     }
 }
