@@ -31,6 +31,7 @@ import io.durablecheckout.api.checkout.StockReleasedEvent;
 import io.durablecheckout.api.checkout.StockReservedEvent;
 import io.durablecheckout.api.values.Lease;
 import io.durablecheckout.api.values.Step;
+import io.durablecheckout.orchestrator.checkout.CheckoutFacts;
 import io.durablecheckout.orchestrator.checkout.CheckoutState;
 import io.durablecheckout.orchestrator.checkout.Workflow;
 
@@ -51,6 +52,9 @@ public final class CheckoutViewFolder {
         CheckoutView v = view == null ? new CheckoutView() : view;
         v.version = sequence;
         v.updatedAt = at;
+        // Where the checkout is comes from the aggregate's own fold; what follows only describes it.
+        state(v, CheckoutFacts.stateAfter(v.state == null ? null : CheckoutState.valueOf(v.state.toUpperCase(Locale.ROOT)),
+                event), at);
         if (event instanceof CheckoutCreatedEvent e) {
             v.checkoutId = e.checkoutId().value();
             v.tenantId = e.tenantId().value();
@@ -59,7 +63,6 @@ public final class CheckoutViewFolder {
             e.items().forEach(i -> v.items.add(new CheckoutView.Item(i.sku().value(), i.quantity())));
             v.customerEmail = e.customerEmail();
             v.idempotencyKey = e.idempotencyKey();
-            state(v, CheckoutState.CREATED, at);
         } else if (event instanceof ActivityIntent e) {
             CheckoutView.Activity a = activity(v, e.step());
             Lease lease = e.lease();
@@ -69,7 +72,6 @@ public final class CheckoutViewFolder {
             a.leaseExpiresAt = lease.expiresAt();
             a.status = "in_flight";
             a.retryAt = null;
-            state(v, Workflow.pendingState(e.step()), at);
             String what = Workflow.awaited(e.step());
             v.waiting = new CheckoutView.Waiting("waiting for " + what + " (operation " + a.operationId + ", attempt "
                     + a.attempt + ", fencing token " + a.fencingToken + ")", lease.expiresAt(),
@@ -90,13 +92,10 @@ public final class CheckoutViewFolder {
                 succeeded(v, Step.RECONCILE_PAYMENT, "provider reported authorized");
             }
             v.providerReference = e.providerReference();
-            state(v, CheckoutState.PAYMENT_AUTHORIZED, at);
         } else if (event instanceof CheckoutConfirmedEvent) {
-            state(v, CheckoutState.CONFIRMED, at);
         } else if (event instanceof ReceiptSentEvent) {
             succeeded(v, Step.SEND_RECEIPT, "sent");
         } else if (event instanceof CheckoutCompletedEvent) {
-            state(v, CheckoutState.COMPLETED, at);
             v.waiting = v.manualReview == null ? null : disputeWaiting(v);
         } else if (event instanceof PaymentDeclinedEvent e) {
             CheckoutView.Activity a = activity(v, Step.AUTHORIZE_PAYMENT);
@@ -105,14 +104,11 @@ public final class CheckoutViewFolder {
             if (v.activities.containsKey(Step.RECONCILE_PAYMENT.slug())) {
                 succeeded(v, Step.RECONCILE_PAYMENT, "provider reported declined");
             }
-            state(v, CheckoutState.PAYMENT_DECLINED, at);
         } else if (event instanceof PaymentOutcomeUnknownEvent e) {
             CheckoutView.Activity a = activity(v, Step.AUTHORIZE_PAYMENT);
             a.status = "unknown";
             a.lastOutcome = e.reason();
-            state(v, CheckoutState.PAYMENT_UNKNOWN, at);
         } else if (event instanceof PaymentReconciliationScheduledEvent e) {
-            state(v, CheckoutState.RECONCILIATION_PENDING, at);
             CheckoutView.Activity a = v.activities.get(Step.RECONCILE_PAYMENT.slug());
             if (a != null) {
                 a.status = "inconclusive";
@@ -130,7 +126,6 @@ public final class CheckoutViewFolder {
             v.manualReview = new CheckoutView.ManualReview(e.blockedStep().slug(), e.reason(), e.evidence());
             v.reason = "manual_review";
             v.reasonDetail = e.reason();
-            state(v, CheckoutState.MANUAL_REVIEW, at);
             v.waiting = new CheckoutView.Waiting("waiting for an operator: " + e.reason(), null,
                     "nothing happens until an operator resolves, retries or cancels", known(v), e.evidence());
         } else if (event instanceof PaymentOutcomeDisputedEvent e) {
@@ -177,13 +172,11 @@ public final class CheckoutViewFolder {
             succeeded(v, Step.VOID_PAYMENT, "voided");
         } else if (event instanceof PaymentRefundedEvent e) {
             succeeded(v, Step.REFUND_PAYMENT, "refunded");
-            state(v, CheckoutState.REFUND_CONFIRMED, at);
         } else if (event instanceof StockReleasedEvent) {
             succeeded(v, Step.RELEASE_STOCK, "released");
         } else if (event instanceof CancellationNoticeSentEvent) {
             succeeded(v, Step.SEND_CANCELLATION_NOTICE, "sent");
         } else if (event instanceof CheckoutCancelledEvent e) {
-            state(v, CheckoutState.CANCELLED, at);
             v.reason = e.reason() == null ? null : e.reason().name().toLowerCase();
             v.reasonDetail = e.detail();
             v.waiting = v.manualReview == null ? null : disputeWaiting(v);
