@@ -145,8 +145,7 @@ public final class CheckoutDecider {
         }
         // Late evidence: the owner of the current lease reports after all (e.g. leases kept expiring); what it reports
         // settles the review as any other result would.
-        boolean lateEvidence = run.status() == Status.BLOCKED && s.state() == CheckoutState.MANUAL_REVIEW
-                && result.step() == s.blockedStep() && Results.isConclusive(result);
+        boolean lateEvidence = Workflow.isLateEvidence(s, run, result.step(), Results.isConclusive(result));
         if (!run.inFlight() && !lateEvidence) {
             return; // duplicate delivery of a result already applied
         }
@@ -308,7 +307,7 @@ public final class CheckoutDecider {
         }
         apply(new ActivityLeaseExpiredEvent(s.checkoutId(), expiry.step(), run.lease()));
         Run expired = s.run(expiry.step());
-        if (expired.failures() >= s.policy().maxAttempts()) {
+        if (Workflow.attemptsUsedUp(expired.failures(), s.policy())) {
             apply(new ManualReviewRequiredEvent(s.checkoutId(), expiry.step(),
                     expiry.step().slug() + ": no result within " + expired.failures() + " leases",
                     "operation " + run.lease().operationId() + ", last attempt " + run.lease().attempt()
@@ -374,7 +373,7 @@ public final class CheckoutDecider {
 
     /** Another lookup, unless the lookup budget is used up: then an operator decides. */
     private void lookAgain(String lastAnswer, Instant now) {
-        if (s.lookupsUsed() >= s.policy().reconciliationMaxLookups()) {
+        if (Workflow.lookupsUsedUp(s)) {
             apply(new ManualReviewRequiredEvent(s.checkoutId(), Step.RECONCILE_PAYMENT,
                     "payment outcome still unknown after " + s.lookupsUsed() + " lookups",
                     "authorization operation " + s.run(Step.AUTHORIZE_PAYMENT).lease().operationId()
@@ -394,7 +393,7 @@ public final class CheckoutDecider {
 
     /** A failed attempt: tried again after a back-off, or blocked in manual review once the attempts are used up. */
     private void retryOrReview(Step step, Run run, String detail, Instant now) {
-        if (run.failures() + 1 >= s.policy().maxAttempts()) {
+        if (Workflow.attemptsUsedUp(run.failures() + 1, s.policy())) {
             apply(new ManualReviewRequiredEvent(s.checkoutId(), step,
                     step.slug() + " failed " + (run.failures() + 1) + " times",
                     "operation " + run.lease().operationId() + "; last failure: " + detail));

@@ -37,15 +37,12 @@ import static io.durablecheckout.orchestrator.checkout.Workflow.Result.SUCCEEDED
 import static io.durablecheckout.orchestrator.checkout.Workflow.Result.UNKNOWN;
 
 /**
- * The checkout workflow as one table: for each step, the request (intent) that asks for it, the state the checkout
- * is in while it is pending, and what each kind of result leads to; then the compensations in the order they run.
- * The {@link Checkout} aggregate interprets it, the read model takes its pending states and wording from it, and
- * {@code docs/workflow.md}'s diagram is rendered from it ({@link WorkflowDiagram}, checked by a test). Nothing else
- * names a step's request, pending state or follow-up.
- * <p>
- * Common to every step, and therefore not a column: a retryable failure ({@code ActivityAttemptFailedEvent}) or an
- * expired lease issues the same request again (same operation id, next fencing token) until
- * {@code max-attempts}, then the step is blocked in manual review; a result with a stale token is rejected.
+ * The checkout workflow as one table that reads top to bottom: for each step, the request (intent) that asks for it,
+ * the state the checkout is in while it is pending, and what each kind of result leads to; then the compensations in
+ * the order they run; then the rules that hold for every step ({@link #POLICIES}), each with the function the
+ * {@link CheckoutDecider} asks. {@link CheckoutFacts} and the read model take the pending states and wording from it,
+ * and {@code docs/workflow.md}'s tables and diagram are rendered from it (checked by a test). Nothing else names a
+ * step's request, pending state or follow-up.
  */
 public final class Workflow {
 
@@ -109,10 +106,29 @@ public final class Workflow {
 
     /**
      * One step: its request, its pending state, how the read model names what is awaited, and the follow-up of each
-     * result ({@code cancelling}: of a success that arrives once a cancellation was requested).
+     * result ({@code cancelling}: of a success that arrives once a cancellation was requested). Built with named
+     * parts: {@code row(step, request, build).pendingIn(state, awaited).on(result, then)...whenCancelling(then)}.
      */
     record Row(Step step, Class<? extends ActivityIntent> request, Request build, CheckoutState pendingState,
                String awaited, Map<Result, Then> then, Then cancelling) {
+
+        /** The state the checkout is in while the step is pending, and what it waits for, in words. */
+        Row pendingIn(CheckoutState state, String awaitedInWords) {
+            return new Row(step, request, build, state, awaitedInWords, then, cancelling);
+        }
+
+        /** What {@code result} of this step leads to. */
+        Row on(Result result, Then next) {
+            Map<Result, Then> all = new EnumMap<>(Result.class);
+            all.putAll(then);
+            all.put(result, next);
+            return new Row(step, request, build, pendingState, awaited, Map.copyOf(all), cancelling);
+        }
+
+        /** What a success leads to once a cancellation was requested (none: as without one). */
+        Row whenCancelling(Then next) {
+            return new Row(step, request, build, pendingState, awaited, then, next);
+        }
 
         /** The follow-up of {@code result}; {@code null} if this step never reports it. */
         Then after(Result result, boolean cancelRequested) {
@@ -141,50 +157,60 @@ public final class Workflow {
 
     /** Forward steps in order; the lookup stands in for the authorization while its outcome is unknown. */
     static final List<Row> STEPS = List.of(
-            row(RESERVE_STOCK, StockReservationRequestedEvent.class, CheckoutState.CREATED, "stock reservation",
-                    (o, n, lease) -> new StockReservationRequestedEvent(o.checkoutId(), o.tenantId(), o.items(), lease),
-                    Map.of(SUCCEEDED, Then.issue(AUTHORIZE_PAYMENT), FAILED, Then.of(CANCEL)),
-                    Then.of(COMPENSATE)),
-            row(AUTHORIZE_PAYMENT, PaymentAuthorizationRequestedEvent.class, CheckoutState.STOCK_RESERVED,
-                    "payment authorization",
+            row(RESERVE_STOCK, StockReservationRequestedEvent.class,
+                    (o, n, lease) -> new StockReservationRequestedEvent(o.checkoutId(), o.tenantId(), o.items(), lease))
+                    .pendingIn(CheckoutState.CREATED, "stock reservation")
+                    .on(SUCCEEDED, Then.issue(AUTHORIZE_PAYMENT))
+                    .on(FAILED, Then.of(CANCEL))
+                    .whenCancelling(Then.of(COMPENSATE)),
+            row(AUTHORIZE_PAYMENT, PaymentAuthorizationRequestedEvent.class,
                     (o, n, lease) -> new PaymentAuthorizationRequestedEvent(o.checkoutId(), o.tenantId(), o.amount(),
-                            o.paymentToken(), lease),
-                    Map.of(SUCCEEDED, CONFIRM_AND_SEND_RECEIPT, FAILED, Then.of(COMPENSATE), UNKNOWN, Then.of(RECONCILE)),
-                    Then.of(COMPENSATE)),
-            row(RECONCILE_PAYMENT, PaymentReconciliationRequestedEvent.class, CheckoutState.RECONCILIATION_PENDING,
-                    "payment lookup",
+                            o.paymentToken(), lease))
+                    .pendingIn(CheckoutState.STOCK_RESERVED, "payment authorization")
+                    .on(SUCCEEDED, CONFIRM_AND_SEND_RECEIPT)
+                    .on(FAILED, Then.of(COMPENSATE))
+                    .on(UNKNOWN, Then.of(RECONCILE)) // a timeout is unknown, never a decline
+                    .whenCancelling(Then.of(COMPENSATE)),
+            row(RECONCILE_PAYMENT, PaymentReconciliationRequestedEvent.class,
                     (o, n, lease) -> new PaymentReconciliationRequestedEvent(o.checkoutId(), o.tenantId(),
-                            OperationId.of(o.checkoutId(), AUTHORIZE_PAYMENT), n, lease),
-                    // NOT_FOUND: void the authorization's operation id first (a tombstone: a request still on its
-                    // way is then refused), the stock after that
-                    Map.of(SUCCEEDED, CONFIRM_AND_SEND_RECEIPT, FAILED, Then.of(COMPENSATE), UNKNOWN, Then.of(LOOK_AGAIN),
-                            NOT_FOUND, Then.issue(VOID_PAYMENT)),
-                    Then.of(COMPENSATE)),
-            row(SEND_RECEIPT, ReceiptRequestedEvent.class, CheckoutState.CONFIRMED, "receipt",
+                            OperationId.of(o.checkoutId(), AUTHORIZE_PAYMENT), n, lease))
+                    .pendingIn(CheckoutState.RECONCILIATION_PENDING, "payment lookup")
+                    .on(SUCCEEDED, CONFIRM_AND_SEND_RECEIPT)
+                    .on(FAILED, Then.of(COMPENSATE))
+                    .on(UNKNOWN, Then.of(LOOK_AGAIN))
+                    // void the authorization's operation id first (a tombstone: a request still on its way is then
+                    // refused), the stock after that
+                    .on(NOT_FOUND, Then.issue(VOID_PAYMENT))
+                    .whenCancelling(Then.of(COMPENSATE)),
+            row(SEND_RECEIPT, ReceiptRequestedEvent.class,
                     (o, n, lease) -> new ReceiptRequestedEvent(o.checkoutId(), o.tenantId(), o.customerEmail(),
-                            o.amount(), lease),
-                    Map.of(SUCCEEDED, Then.completeThen(Then.NOTHING)),
-                    Then.completeThen(Then.of(COMPENSATE))));
+                            o.amount(), lease))
+                    .pendingIn(CheckoutState.CONFIRMED, "receipt")
+                    .on(SUCCEEDED, Then.completeThen(Then.NOTHING))
+                    .whenCancelling(Then.completeThen(Then.of(COMPENSATE))));
 
     /** Compensation steps; each success goes on with the next compensation owed. */
     static final List<Row> COMPENSATION_STEPS = List.of(
-            row(VOID_PAYMENT, PaymentVoidRequestedEvent.class, CheckoutState.VOID_PENDING, "payment void",
+            row(VOID_PAYMENT, PaymentVoidRequestedEvent.class,
                     (o, n, lease) -> new PaymentVoidRequestedEvent(o.checkoutId(), o.tenantId(),
-                            OperationId.of(o.checkoutId(), AUTHORIZE_PAYMENT), o.amount(), lease),
-                    Map.of(SUCCEEDED, Then.of(COMPENSATE)), null),
-            row(REFUND_PAYMENT, PaymentRefundRequestedEvent.class, CheckoutState.REFUND_REQUESTED, "refund",
+                            OperationId.of(o.checkoutId(), AUTHORIZE_PAYMENT), o.amount(), lease))
+                    .pendingIn(CheckoutState.VOID_PENDING, "payment void")
+                    .on(SUCCEEDED, Then.of(COMPENSATE)),
+            row(REFUND_PAYMENT, PaymentRefundRequestedEvent.class,
                     (o, n, lease) -> new PaymentRefundRequestedEvent(o.checkoutId(), o.tenantId(),
-                            OperationId.of(o.checkoutId(), AUTHORIZE_PAYMENT), o.amount(), lease),
-                    Map.of(SUCCEEDED, Then.of(COMPENSATE)), null),
-            row(RELEASE_STOCK, StockReleaseRequestedEvent.class, CheckoutState.STOCK_RELEASE_PENDING, "stock release",
+                            OperationId.of(o.checkoutId(), AUTHORIZE_PAYMENT), o.amount(), lease))
+                    .pendingIn(CheckoutState.REFUND_REQUESTED, "refund")
+                    .on(SUCCEEDED, Then.of(COMPENSATE)),
+            row(RELEASE_STOCK, StockReleaseRequestedEvent.class,
                     (o, n, lease) -> new StockReleaseRequestedEvent(o.checkoutId(), o.tenantId(),
-                            OperationId.of(o.checkoutId(), RESERVE_STOCK), lease),
-                    Map.of(SUCCEEDED, Then.of(COMPENSATE)), null),
+                            OperationId.of(o.checkoutId(), RESERVE_STOCK), lease))
+                    .pendingIn(CheckoutState.STOCK_RELEASE_PENDING, "stock release")
+                    .on(SUCCEEDED, Then.of(COMPENSATE)),
             row(SEND_CANCELLATION_NOTICE, CancellationNoticeRequestedEvent.class,
-                    CheckoutState.CANCELLATION_NOTICE_PENDING, "cancellation notice",
                     (o, n, lease) -> new CancellationNoticeRequestedEvent(o.checkoutId(), o.tenantId(),
-                            o.customerEmail(), lease),
-                    Map.of(SUCCEEDED, Then.of(COMPENSATE)), null));
+                            o.customerEmail(), lease))
+                    .pendingIn(CheckoutState.CANCELLATION_NOTICE_PENDING, "cancellation notice")
+                    .on(SUCCEEDED, Then.of(COMPENSATE)));
 
     /** Compensations in the order they run: money first, then stock, then the word to the customer. */
     static final List<Compensation> COMPENSATIONS = List.of(
@@ -208,15 +234,55 @@ public final class Workflow {
             CheckoutState.COMPLETED, "after completion",
             CheckoutState.MANUAL_REVIEW, "in manual review");
 
-    /**
-     * Whether a cancellation requested now compensates at once: in the states of {@link #COMPENSATE_ON_CANCEL}, except
-     * while an authorization is in flight (its outcome, whatever it is, then compensates through the cancelling column).
-     */
+    // ------------------------------------------------------------------------------ the rules around the table
+
+    /** A rule that holds for every step, next to the table (docs/workflow.md lists them, rendered from here). */
+    record Policy(String name, String rule) {
+    }
+
+    static final List<Policy> POLICIES = List.of(
+            new Policy("fencing", "a result or heartbeat counts only from the owner of the lease in force (same "
+                    + "operation id, same fencing token); any other is recorded as rejected and changes nothing"),
+            new Policy("retry", "a failed attempt is tried again after a back-off (`retry-initial-delay`, doubling up "
+                    + "to `retry-max-delay`) under the same operation id with the next fencing token; so is an expired lease"),
+            new Policy("attempt budget", "once `max-attempts` attempts of one operation failed or expired, the step "
+                    + "is blocked in `manual_review`; an operator's retry starts a fresh budget"),
+            new Policy("lease deferral", "a lease nobody has claimed (no heartbeat yet) is deferred once, by "
+                    + "`max-attempts` − 1 leases, before it counts as expired: its intent still waits in a queue"),
+            new Policy("cancellation while a step runs", "in `stock_reserved` (between authorization attempts), "
+                    + "`completed` and `manual_review` a cancellation compensates at once; elsewhere the step in "
+                    + "flight concludes first and its row's cancelling column compensates; a checkout already "
+                    + "compensating acknowledges it"),
+            new Policy("late evidence", "a conclusive result from the owner of the current lease of the step "
+                    + "blocked in `manual_review` settles the review as that result would have"),
+            new Policy("lookup budget", "after `reconciliation-max-lookups` inconclusive lookups (back-off from "
+                    + "`reconciliation-initial-delay`), `manual_review`; an operator's retry starts a fresh budget"),
+            new Policy("provider notifications", "a notification settles an unknown payment outcome; it never "
+                    + "overrides a recorded one (a dispute instead), and is held as evidence while an operator or a "
+                    + "compensation owns the checkout"));
+
+    /** Cancellation while a step runs: whether a cancellation requested now compensates at once. */
     static boolean compensatesOnCancel(CheckoutFacts facts) {
         Run authorization = facts.run(AUTHORIZE_PAYMENT);
         boolean authorizing = facts.state() == CheckoutState.STOCK_RESERVED && authorization != null
                 && authorization.inFlight();
         return COMPENSATE_ON_CANCEL.containsKey(facts.state()) && !authorizing;
+    }
+
+    /** Attempt budget: {@code failures} attempts of one operation failed or expired. */
+    static boolean attemptsUsedUp(int failures, WorkflowPolicy policy) {
+        return failures >= policy.maxAttempts();
+    }
+
+    /** Lookup budget: the lookups since the budget started are used up. */
+    static boolean lookupsUsedUp(CheckoutFacts facts) {
+        return facts.lookupsUsed() >= facts.policy().reconciliationMaxLookups();
+    }
+
+    /** Late evidence: the owner of the current lease of the blocked step reports what happened after all. */
+    static boolean isLateEvidence(CheckoutFacts facts, Run run, Step step, boolean conclusive) {
+        return run.status() == Run.Status.BLOCKED && facts.state() == CheckoutState.MANUAL_REVIEW
+                && step == facts.blockedStep() && conclusive;
     }
 
     private static final Map<Step, Row> BY_STEP = new EnumMap<>(Step.class);
@@ -265,8 +331,8 @@ public final class Workflow {
         return null;
     }
 
-    private static Row row(Step step, Class<? extends ActivityIntent> request, CheckoutState pendingState,
-                           String awaited, Request build, Map<Result, Then> then, Then cancelling) {
-        return new Row(step, request, build, pendingState, awaited, Map.copyOf(then), cancelling);
+    /** A step's row, to be completed with its named parts. */
+    private static Row row(Step step, Class<? extends ActivityIntent> request, Request build) {
+        return new Row(step, request, build, null, null, Map.of(), null);
     }
 }

@@ -64,14 +64,15 @@ class ReplayApiIT extends IntegrationTestBase {
 
         JsonNode reserved = api.get("/api/v1/checkouts/" + id + "/history/2/state").json();
         assertThat(reserved.get("type").asText()).isEqualTo("StockReservedEvent");
-        assertThat(reserved.get("changes")).isNotEmpty();
+        // the seed's state machine: stock_reserved once the stock is reserved, as the aggregate's own fold says
+        assertThat(reserved.get("state").get("state").asText()).isEqualTo("stock_reserved");
+        List<String> changes = new java.util.ArrayList<>();
+        reserved.get("changes").forEach(c -> changes.add(c.asText()));
+        assertThat(changes).contains("state: \"created\" -> \"stock_reserved\"");
         assertThat(reserved.get("links").get("next").asText()).endsWith("/history/3/state");
         JsonNode authorizing = api.get("/api/v1/checkouts/" + id + "/history/3/state").json();
         assertThat(authorizing.get("type").asText()).isEqualTo("PaymentAuthorizationRequestedEvent");
         assertThat(authorizing.get("state").get("state").asText()).isEqualTo("stock_reserved");
-        List<String> changes = new java.util.ArrayList<>();
-        authorizing.get("changes").forEach(c -> changes.add(c.asText()));
-        assertThat(changes).contains("state: \"created\" -> \"stock_reserved\"");
 
         int last = history.size() - 1;
         JsonNode end = api.get("/api/v1/checkouts/" + id + "/history/" + last + "/state").json();

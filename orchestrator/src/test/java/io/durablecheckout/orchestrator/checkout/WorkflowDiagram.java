@@ -82,6 +82,10 @@ final class WorkflowDiagram {
             sb.append("| `").append(c.step().slug()).append("` | `").append(c.undoes().slug()).append("` | ")
                     .append(c.owedWhen()).append(" |\n");
         }
+        sb.append("\n| Rule (every step) | What it says |\n|---|---|\n");
+        for (Workflow.Policy p : Workflow.POLICIES) {
+            sb.append("| ").append(p.name()).append(" | ").append(p.rule()).append(" |\n");
+        }
         return sb.toString();
     }
 
