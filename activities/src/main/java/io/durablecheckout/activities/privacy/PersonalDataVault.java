@@ -1,5 +1,6 @@
 package io.durablecheckout.activities.privacy;
 
+import io.durablecheckout.api.privacy.PersonalData;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -27,12 +28,8 @@ import java.util.Optional;
  * and replayable. A value without the prefix is legacy plaintext and is returned as it is. A key still in
  * {@code personal_data_keys.data_key} (written before the store existed, see {@link LegacyDataKeys}) is used as it is.
  */
-public class PersonalDataVault {
+public class PersonalDataVault implements PersonalData {
 
-    public static final String PREFIX = "enc:v1:";
-    public static final String ERASED = "[erased]";
-    public static final String EMAIL = "customerEmail";
-    public static final String PAYMENT_TOKEN = "paymentToken";
     private static final int IV_BYTES = 12;
     private static final int TAG_BITS = 128;
     private static final SecureRandom RANDOM = new SecureRandom();
@@ -52,11 +49,8 @@ public class PersonalDataVault {
         }
     }
 
-    /** A new checkout's personal fields, sealed, and its request fingerprint, keyed (see {@link #fingerprint}). */
-    public record SealedCheckout(String paymentToken, String customerEmail, String fingerprint) {
-    }
-
     /** Seals a new checkout's fields with one key look-up (creating the key). */
+    @Override
     public SealedCheckout sealCheckout(String checkoutId, String paymentToken, String customerEmail, String canonical) {
         byte[] key = keyOrCreate(checkoutId);
         return new SealedCheckout(seal(key, checkoutId, PAYMENT_TOKEN, paymentToken),
@@ -68,6 +62,7 @@ public class PersonalDataVault {
      * retried request is recognised without storing a plain hash of the e-mail (which anyone could test guesses
      * against). Empty once erased.
      */
+    @Override
     public Optional<String> fingerprint(String checkoutId, String canonical) {
         return key(checkoutId).map(key -> fingerprint(key, canonical));
     }
@@ -121,7 +116,7 @@ public class PersonalDataVault {
     }
 
     public static boolean isSealed(String value) {
-        return value != null && value.startsWith(PREFIX);
+        return PersonalData.isSealed(value);
     }
 
     /** The plaintext; empty when the key was erased. Legacy plaintext values are returned unchanged. */
@@ -142,6 +137,7 @@ public class PersonalDataVault {
     }
 
     /** For display: the plaintext, or {@value #ERASED}. */
+    @Override
     public String reveal(String checkoutId, String field, String value) {
         return open(checkoutId, field, value).orElse(ERASED);
     }
@@ -152,6 +148,7 @@ public class PersonalDataVault {
      * overwrites the copies in the receipts service's records. True when this call erased it; calling again destroys
      * a key a crash may have left and answers false.
      */
+    @Override
     public boolean erase(String checkoutId, String erasedBy, String reason) {
         int erased = jdbc.update("UPDATE personal_data_keys SET data_key = NULL, erased_at = now(), erased_by = ?, "
                 + "reason = ? WHERE checkout_id = ? AND erased_at IS NULL", erasedBy, reason, checkoutId);

@@ -1,6 +1,5 @@
 package io.durablecheckout.orchestrator.dashboard;
 
-import io.durablecheckout.activities.payments.PaymentProvider;
 import io.durablecheckout.api.checkout.CheckoutEvent;
 import io.durablecheckout.api.checkout.ManualReviewRequiredEvent;
 import io.durablecheckout.api.checkout.PaymentAuthorizedEvent;
@@ -15,7 +14,6 @@ import io.durablecheckout.orchestrator.readmodel.CheckoutViewFolder;
 import io.durablecheckout.orchestrator.tenancy.Caller;
 import io.durablecheckout.orchestrator.service.CheckoutService;
 import org.axonframework.eventhandling.DomainEventMessage;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
@@ -36,10 +34,10 @@ public class CheckoutInspector {
 
     private final CheckoutService checkouts;
     private final JdbcTemplate jdbc;
-    private final ObjectProvider<PaymentProvider> provider;
+    private final ProviderLookup provider;
     private final Clock clock;
 
-    public CheckoutInspector(CheckoutService checkouts, JdbcTemplate jdbc, ObjectProvider<PaymentProvider> provider,
+    public CheckoutInspector(CheckoutService checkouts, JdbcTemplate jdbc, ProviderLookup provider,
                              Clock clock) {
         this.checkouts = checkouts;
         this.jdbc = jdbc;
@@ -131,8 +129,7 @@ public class CheckoutInspector {
         String recorded = recordedOutcome(view);
         out.put("checkoutSays", recorded);
         out.put("checkoutReference", view.providerReference);
-        PaymentProvider p = provider.getIfAvailable();
-        if (p == null) {
+        if (!provider.available()) {
             out.put("providerSays", null);
             out.put("detail", "no payment provider client in this process (checkout.activities.enabled=false)");
             out.put("mismatch", false);
@@ -145,7 +142,7 @@ public class CheckoutInspector {
             return out;
         }
         // an operator's read, named as such in the provider's request log (not one of the workflow's lookups)
-        PaymentProvider.LookupAnswer answer = p.lookup(new OperationId(operationId),
+        ProviderLookup.Answer answer = provider.lookup(new OperationId(operationId),
                 new OperationId(view.checkoutId + "/operator-lookup"));
         String says = answer.outcome() == null ? null : answer.outcome().name();
         out.put("providerSays", says);

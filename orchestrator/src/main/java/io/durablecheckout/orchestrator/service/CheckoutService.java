@@ -1,7 +1,7 @@
 package io.durablecheckout.orchestrator.service;
 
 import io.durablecheckout.orchestrator.http.ApiProblemException;
-import io.durablecheckout.activities.privacy.PersonalDataVault;
+import io.durablecheckout.api.privacy.PersonalData;
 
 import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
 import io.durablecheckout.api.checkout.CheckoutEvent;
@@ -55,11 +55,11 @@ public class CheckoutService {
     private final Clock clock;
     private final ObjectProvider<ParkedEvents> parkedEvents;
     private final Admission admission;
-    private final PersonalDataVault vault;
+    private final PersonalData vault;
 
     public CheckoutService(CommandGateway commands, QueryGateway queries, EventStore eventStore,
                            CheckoutSummaryRepository summaries, Clock clock, ObjectProvider<ParkedEvents> parkedEvents,
-                           PersonalDataVault vault, Admission admission) {
+                           PersonalData vault, Admission admission) {
         this.vault = vault;
         this.admission = admission;
         this.commands = commands;
@@ -89,7 +89,7 @@ public class CheckoutService {
         admission.admit(); // new work only: a retry of an accepted request was answered above
         rejectUnknownSkus(tenant, valid.items());
         // Personal data enters the event store only sealed under the checkout's own key (crypto-shredding).
-        PersonalDataVault.SealedCheckout sealed = vault.sealCheckout(id.value(), valid.paymentToken(),
+        PersonalData.SealedCheckout sealed = vault.sealCheckout(id.value(), valid.paymentToken(),
                 valid.customerEmail(), canonical);
         try {
             commands.sendAndWait(new StartCheckoutCommand(id, tenant, valid.items(), valid.amount(),
@@ -148,8 +148,8 @@ public class CheckoutService {
     private static final tools.jackson.databind.json.JsonMapper TREES = tools.jackson.databind.json.JsonMapper.builder().build();
 
     /**
-     * An event payload as callers see it in a history: every sealed field ({@link PersonalDataVault}) opened, or
-     * shown as {@value PersonalDataVault#ERASED} once the checkout's key is deleted. Events without sealed fields
+     * An event payload as callers see it in a history: every sealed field ({@link PersonalData}) opened, or
+     * shown as {@value PersonalData#ERASED} once the checkout's key is deleted. Events without sealed fields
      * pass unchanged.
      */
     public Object revealedPayload(String checkoutId, Object payload) {
@@ -157,13 +157,13 @@ public class CheckoutService {
         if (!(tree instanceof tools.jackson.databind.node.ObjectNode object)) return payload;
         boolean changed = false;
         for (java.util.Map.Entry<String, tools.jackson.databind.JsonNode> field : object.properties()) {
-            if (field.getValue().isString() && PersonalDataVault.isSealed(field.getValue().asString())) {
+            if (field.getValue().isString() && PersonalData.isSealed(field.getValue().asString())) {
                 String open = vault.reveal(checkoutId, field.getKey(), field.getValue().asString());
                 // the token charges the customer's card: nobody reading a history needs more than its tail
                 field.setValue(tools.jackson.databind.node.StringNode.valueOf(
-                        PersonalDataVault.PAYMENT_TOKEN.equals(field.getKey()) ? masked(open) : open));
+                        PersonalData.PAYMENT_TOKEN.equals(field.getKey()) ? masked(open) : open));
                 changed = true;
-            } else if (PersonalDataVault.PAYMENT_TOKEN.equals(field.getKey()) && field.getValue().isString()) {
+            } else if (PersonalData.PAYMENT_TOKEN.equals(field.getKey()) && field.getValue().isString()) {
                 field.setValue(tools.jackson.databind.node.StringNode.valueOf(masked(field.getValue().asString())));
                 changed = true;
             }
@@ -173,14 +173,14 @@ public class CheckoutService {
 
     /** A payment token as histories show it: its last four characters, enough to tell two apart. */
     static String masked(String token) {
-        if (token == null || PersonalDataVault.ERASED.equals(token)) return token;
+        if (token == null || PersonalData.ERASED.equals(token)) return token;
         return token.length() <= 8 ? "****" : "****" + token.substring(token.length() - 4);
     }
 
     /** The view as callers see it: the e-mail opened, or shown as erased. */
     private CheckoutView revealed(CheckoutView view) {
-        if (view != null && PersonalDataVault.isSealed(view.customerEmail)) {
-            view.customerEmail = vault.reveal(view.checkoutId, PersonalDataVault.EMAIL, view.customerEmail);
+        if (view != null && PersonalData.isSealed(view.customerEmail)) {
+            view.customerEmail = vault.reveal(view.checkoutId, PersonalData.EMAIL, view.customerEmail);
         }
         return view;
     }

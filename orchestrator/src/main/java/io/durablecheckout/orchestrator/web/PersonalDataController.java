@@ -3,7 +3,7 @@ package io.durablecheckout.orchestrator.web;
 import io.durablecheckout.orchestrator.service.CheckoutService;
 import io.durablecheckout.orchestrator.http.TextLimits;
 import io.durablecheckout.orchestrator.http.ApiProblemException;
-import io.durablecheckout.activities.privacy.PersonalDataVault;
+import io.durablecheckout.api.privacy.PersonalData;
 import io.durablecheckout.orchestrator.tenancy.AuditLog;
 import io.durablecheckout.orchestrator.tenancy.Caller;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -29,11 +29,11 @@ import java.util.Map;
 public class PersonalDataController {
 
     private final CheckoutService checkouts;
-    private final PersonalDataVault vault;
+    private final PersonalData vault;
     private final AuditLog audit;
     private final TransactionTemplate transactions;
 
-    public PersonalDataController(CheckoutService checkouts, PersonalDataVault vault, AuditLog audit,
+    public PersonalDataController(CheckoutService checkouts, PersonalData vault, AuditLog audit,
                                   TransactionTemplate transactions) {
         this.checkouts = checkouts;
         this.vault = vault;

@@ -129,6 +129,18 @@ class ArchitectureTest {
                 .check(classes);
     }
 
+    /**
+     * The orchestrator reaches the activity services only through the wiring: {@code config} (the ports it hands the
+     * rest, e.g. the dashboard's provider lookup) and {@code faults} (the fault matrix's seams into the workers).
+     */
+    @Test
+    void theOrchestratorReachesTheActivitiesOnlyThroughTheWiring() {
+        noClasses().that().resideInAPackage(ORCHESTRATOR + "..")
+                .and().resideOutsideOfPackages(pkg("config"), pkg("faults"))
+                .should().dependOnClassesThat().resideInAPackage(ACTIVITIES + "..")
+                .check(classes);
+    }
+
     @Test
     void theWebLayerSendsCommandsAndDoesNotTouchTheAggregate() {
         noClasses().that().resideInAPackage("io.durablecheckout.orchestrator.web..")

@@ -1,0 +1,4 @@
+/**
+ * Personal data as the services share it: the sealed-field format and the port that seals, reveals and erases it.
+ */
+package io.durablecheckout.api.privacy;

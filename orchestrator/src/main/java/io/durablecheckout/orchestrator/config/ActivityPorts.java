@@ -1,0 +1,32 @@
+package io.durablecheckout.orchestrator.config;
+
+import io.durablecheckout.activities.payments.PaymentProvider;
+import io.durablecheckout.orchestrator.dashboard.ProviderLookup;
+import io.durablecheckout.api.values.OperationId;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The ports through which the orchestrator's own code reaches the activity services' components: the wiring is the
+ * only place of the orchestrator that imports the activities module (an architecture test holds it to that).
+ */
+@Configuration(proxyBeanMethods = false)
+class ActivityPorts {
+
+    @Bean
+    ProviderLookup providerLookup(ObjectProvider<PaymentProvider> provider) {
+        return new ProviderLookup() {
+            @Override
+            public boolean available() {
+                return provider.getIfAvailable() != null;
+            }
+
+            @Override
+            public Answer lookup(OperationId authorization, OperationId asking) {
+                PaymentProvider.LookupAnswer answer = provider.getObject().lookup(authorization, asking);
+                return new Answer(answer.outcome(), answer.reference(), answer.detail());
+            }
+        };
+    }
+}
