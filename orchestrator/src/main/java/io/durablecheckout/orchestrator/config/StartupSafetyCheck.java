@@ -48,9 +48,12 @@ public class StartupSafetyCheck implements BeanFactoryPostProcessor, Environment
     public static List<String> problems(Environment env) {
         List<String> problems = new ArrayList<>();
         String secret = env.getProperty(WebhookSecret.PROPERTY, "");
-        if (!secret.isBlank() && secret.length() < WebhookSecret.MIN_LENGTH) {
-            problems.add(WebhookSecret.PROPERTY + " (CHECKOUT_PAYMENTS_WEBHOOK_SECRET) is shorter than "
-                    + WebhookSecret.MIN_LENGTH + " characters: use a random value (e.g. openssl rand -base64 32)");
+        for (String one : secret.isBlank() ? List.<String>of() : WebhookSecret.split(secret)) {
+            String problem = WebhookSecret.problem(one);
+            if (problem != null) {
+                problems.add(WebhookSecret.PROPERTY + " (CHECKOUT_PAYMENTS_WEBHOOK_SECRET) holds a secret " + problem
+                        + ": use a random value (e.g. whsec_$(openssl rand -base64 32))");
+            }
         }
         boolean receipts = flag(env, "checkout.activities.enabled", true)
                 && flag(env, "checkout.activities.receipts.enabled", true);
