@@ -9,7 +9,7 @@ import java.util.Base64;
 import java.util.function.Supplier;
 
 /**
- * The shared secret of provider notifications ({@link WebhookSignatures}). There is no built-in value: it is
+ * The shared secret (or secrets, while they rotate) of provider notifications ({@link WebhookSignatures}). There is no built-in value: it is
  * {@value #PROPERTY}; only the embedded demo (no {@code spring.datasource.url}) or an explicit
  * {@value #GENERATE_PROPERTY}{@code =true} lets the service generate one, 256 random bits stored once in the
  * database ({@code generated_secrets}), so every node on that database and the demo's simulator agree on it and a
@@ -52,6 +52,32 @@ public final class WebhookSecret {
     public static boolean mayGenerate(Environment env) {
         return env.getProperty("spring.datasource.url", "").isBlank()
                 || env.getProperty(GENERATE_PROPERTY, Boolean.class, false);
+    }
+
+    /**
+     * Every configured secret, the one to sign with first: {@value #PROPERTY} may list several, separated by spaces
+     * or commas, while they rotate (every one verifies; the simulator signs with each, as a rotating sender does).
+     */
+    public java.util.List<String> values() {
+        return split(value());
+    }
+
+    public static java.util.List<String> split(String configured) {
+        return java.util.Arrays.stream(configured.trim().split("[\\s,]+")).filter(v -> !v.isEmpty()).toList();
+    }
+
+    /** Why one configured secret is unusable, or null: too short, or a {@code whsec_} value that is not base64. */
+    public static String problem(String secret) {
+        if (secret.length() < MIN_LENGTH) return "shorter than " + MIN_LENGTH + " characters";
+        if (secret.startsWith(WebhookSignatures.SECRET_PREFIX)) {
+            try {
+                byte[] key = java.util.Base64.getDecoder().decode(secret.substring(WebhookSignatures.SECRET_PREFIX.length()));
+                if (key.length < 24) return "a whsec_ key of " + key.length + " bytes (at least 24)";
+            } catch (IllegalArgumentException e) {
+                return "a whsec_ value that is not base64";
+            }
+        }
+        return null;
     }
 
     public String value() {

@@ -2,7 +2,7 @@ package io.durablecheckout.activities.receipts;
 
 import io.durablecheckout.api.values.OperationId;
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -17,10 +17,11 @@ import javax.sql.DataSource;
  * The demo's mail adapter: delivers nothing, records every send request in {@code mail_sink_messages} (duplicates
  * included) in its own committed transaction, as an external mail service would have accepted it whatever happens
  * to the caller's transaction. The fault matrix counts messages here. Replace with a real adapter (a
- * {@link MailPort} bean) where customers must get mail; {@code checkout.mail.sink.enabled=false} removes this one.
+ * {@link MailPort} bean, or {@code checkout.mail.transport=smtp}) where customers must get mail;
+ * {@code checkout.mail.sink.enabled=false} removes this one.
  */
 @Component
-@ConditionalOnProperty(name = "checkout.mail.sink.enabled", havingValue = "true", matchIfMissing = true)
+@ConditionalOnExpression("'${checkout.mail.transport:sink}' == 'sink' and ${checkout.mail.sink.enabled:true}")
 public class MailSink implements MailPort {
 
     private final NamedParameterJdbcTemplate jdbc;

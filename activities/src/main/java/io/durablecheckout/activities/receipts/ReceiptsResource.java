@@ -26,7 +26,8 @@ import java.util.Optional;
  * {@code outbound_messages}, the operation's SENT status). Runs inside the caller's transaction, so the record and
  * the result event commit together; the send itself cannot be rolled back, so a crash between the send and the
  * commit sends again on redelivery, under the same idempotency key (the operation id). Once SENT is recorded, nothing
- * is sent for that operation again.
+ * is sent for that operation again; likewise once UNDELIVERABLE is (a recipient refused for good,
+ * {@link MailDeliveryException}). A retryable refusal records nothing but the claim.
  */
 @Component
 @ConditionalOnProperty(name = {"checkout.activities.enabled", "checkout.activities.receipts.enabled"}, havingValue = "true",
@@ -36,6 +37,9 @@ public class ReceiptsResource {
     public static final String OPERATIONS_TABLE = "receipt_operations";
 
     public enum Kind { RECEIPT, CANCELLATION_NOTICE }
+
+    /** The mail service refused the recipient for good; answered from the record from then on. */
+    public static final String UNDELIVERABLE = "UNDELIVERABLE";
 
     private final NamedParameterJdbcTemplate jdbc;
     private final FencedOperations operations;
@@ -86,11 +90,26 @@ public class ReceiptsResource {
         if ("SENT".equals(claim.status()) && !mutants.sendMessageAgain()) {
             return DeliveryOutcome.sent(true);
         }
+        if (UNDELIVERABLE.equals(claim.status())) {
+            return DeliveryOutcome.failed(claim.string("failure_detail"), true, true);
+        }
         boolean erased = PersonalDataVault.ERASED.equals(recipient);
         if (!erased) {
-            mail.send(operationId, operationId.value(), new OutboundMessage(recipient, message.subject(), message.body()));
-            if (mutants.sendMessageTwice()) {
-                mail.send(operationId, operationId.value(), new OutboundMessage(recipient, message.subject(), message.body()));
+            try {
+                mail.send(operationId, operationId.value(), message.to(recipient));
+                if (mutants.sendMessageTwice()) {
+                    mail.send(operationId, operationId.value(), message.to(recipient));
+                }
+            } catch (MailDeliveryException e) {
+                String detail = Bounds.clip(e.getMessage(), Bounds.DETAIL);
+                if (e.finalForRecipient()) {
+                    jdbc.update("UPDATE receipt_operations SET status = '" + UNDELIVERABLE + "', failure_detail = :detail,"
+                                    + " updated_at = now(), outcome_recorded_at = coalesce(outcome_recorded_at,"
+                                    + " clock_timestamp()) WHERE operation_id = :op",
+                            Map.of("op", operationId.value(), "detail", detail));
+                }
+                // retryable: the row stays STARTED and the attempt is reported as failed, to be retried
+                return DeliveryOutcome.failed(detail, e.finalForRecipient(), false);
             }
         }
         // The unique operation_id makes a second insert impossible even if the status logic were bypassed.

@@ -10,12 +10,22 @@ import io.durablecheckout.api.checkout.CancellationNoticeRequestedEvent;
 import io.durablecheckout.api.checkout.ReceiptRequestedEvent;
 import io.durablecheckout.api.values.Lease;
 import io.durablecheckout.api.values.Money;
+import io.durablecheckout.api.activity.ActivityAttemptFailedEvent;
+import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
+import io.durablecheckout.api.values.CheckoutId;
+import io.durablecheckout.api.values.LineItem;
 import org.axonframework.config.ProcessingGroup;
+import org.axonframework.eventhandling.DomainEventMessage;
+import org.axonframework.eventsourcing.eventstore.DomainEventStream;
+import org.axonframework.eventsourcing.eventstore.EventStore;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.web.util.HtmlUtils;
 import org.axonframework.eventhandling.EventHandler;
 import org.axonframework.eventhandling.gateway.EventGateway;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.stereotype.Component;
 
+import java.util.List;
 import java.util.Locale;
 
 /** Executes receipt and cancellation-notice intents in the "receipts" processor's transaction. */
@@ -30,21 +40,29 @@ public class ReceiptsWorker {
     private final ReceiptsResource receipts;
     private final EventGateway events;
     private final ActivityMetrics metrics;
+    private final ObjectProvider<EventStore> eventStore;
 
     /** The lease hold and the pause hook around each intent are
      * {@link io.durablecheckout.activities.IntentHandling}'s, not the handlers'. */
-    public ReceiptsWorker(ReceiptsResource receipts, EventGateway events, ActivityMetrics metrics) {
+    @org.springframework.beans.factory.annotation.Autowired
+    public ReceiptsWorker(ReceiptsResource receipts, EventGateway events, ActivityMetrics metrics,
+                          ObjectProvider<EventStore> eventStore) {
         this.receipts = receipts;
         this.events = events;
         this.metrics = metrics;
+        this.eventStore = eventStore;
+    }
+
+    /** Without an event store: receipts without their lines (tests of the resource). */
+    public ReceiptsWorker(ReceiptsResource receipts, EventGateway events, ActivityMetrics metrics) {
+        this(receipts, events, metrics, new org.springframework.beans.factory.support.StaticListableBeanFactory()
+                .getBeanProvider(EventStore.class));
     }
 
     @EventHandler
     public void on(ReceiptRequestedEvent intent) {
-        OutboundMessage message = new OutboundMessage(intent.customerEmail(),
-                "Your order " + intent.checkoutId() + " is confirmed",
-                "Thank you for your order " + intent.checkoutId() + ".\n"
-                        + "Amount authorized: " + formatAmount(intent.amount()) + ".\n");
+        OutboundMessage message = receipt(intent.customerEmail(), intent.checkoutId(), orderLines(intent.checkoutId()),
+                intent.amount());
         Lease lease = intent.lease();
         DeliveryOutcome outcome = receipts.send(ReceiptsResource.Kind.RECEIPT, intent.checkoutId(), intent.tenantId(),
                 lease.operationId(), lease.fencingToken(), message);
@@ -54,9 +72,10 @@ public class ReceiptsWorker {
 
     @EventHandler
     public void on(CancellationNoticeRequestedEvent intent) {
+        String text = "Your order " + intent.checkoutId() + " was cancelled. Any amount held or charged is being returned.";
         OutboundMessage message = new OutboundMessage(intent.customerEmail(),
-                "Your order " + intent.checkoutId() + " was cancelled",
-                "Your order " + intent.checkoutId() + " was cancelled. Any amount held or charged is being returned.\n");
+                "Your order " + intent.checkoutId() + " was cancelled", text + "\n",
+                "<html><body><p>" + HtmlUtils.htmlEscape(text) + "</p></body></html>");
         Lease lease = intent.lease();
         DeliveryOutcome outcome = receipts.send(ReceiptsResource.Kind.CANCELLATION_NOTICE, intent.checkoutId(),
                 intent.tenantId(), lease.operationId(), lease.fencingToken(), message);
@@ -66,12 +85,52 @@ public class ReceiptsWorker {
 
     private void publish(ActivityIntent intent, DeliveryOutcome outcome, ActivityResultEvent success) {
         ActivityResultEvent result = success;
-        if (outcome.status() == DeliveryOutcome.Status.STALE) {
+        if (outcome.status() == DeliveryOutcome.Status.FAILED) {
+            // Final or not, reported as a failed attempt: a refused recipient is answered from the record (nothing is
+            // sent again), so the attempts run out quickly and the checkout shows the answer in manual review.
+            result = new ActivityAttemptFailedEvent(intent.checkoutId(), intent.step(), intent.lease().operationId(),
+                    intent.lease().fencingToken(), (outcome.finalFailure() ? "final: " : "") + outcome.detail());
+        } else if (outcome.status() == DeliveryOutcome.Status.STALE) {
             metrics.staleRejected(ReceiptsResource.OPERATIONS_TABLE);
             result = IntentResults.staleOwner(intent, outcome.highestAccepted(), ReceiptsResource.OPERATIONS_TABLE);
         }
         metrics.executed(intent.step(), IntentResults.outcomeTag(outcome.status(), outcome.replayed()));
         events.publish(result);
+    }
+
+    /** The receipt: the order's lines and the amount, as plain text and as HTML. */
+    static OutboundMessage receipt(String recipient, CheckoutId checkoutId, List<LineItem> lines, Money amount) {
+        StringBuilder text = new StringBuilder("Thank you for your order " + checkoutId + ".\n\n");
+        StringBuilder html = new StringBuilder("<html><body><p>Thank you for your order "
+                + HtmlUtils.htmlEscape(checkoutId.value()) + ".</p>");
+        if (!lines.isEmpty()) {
+            html.append("<table><tr><th>Item</th><th>Quantity</th></tr>");
+            for (LineItem line : lines) {
+                text.append(String.format(Locale.ROOT, "  %-40s x %d%n", line.sku().value(), line.quantity()));
+                html.append("<tr><td>").append(HtmlUtils.htmlEscape(line.sku().value())).append("</td><td>")
+                        .append(line.quantity()).append("</td></tr>");
+            }
+            html.append("</table>");
+            text.append('\n');
+        }
+        text.append("Amount authorized: ").append(formatAmount(amount)).append(".\n");
+        html.append("<p>Amount authorized: <strong>").append(HtmlUtils.htmlEscape(formatAmount(amount)))
+                .append("</strong></p></body></html>");
+        return new OutboundMessage(recipient, "Your order " + checkoutId + " is confirmed", text.toString(),
+                html.toString());
+    }
+
+    /**
+     * The lines from the checkout's first event (the intent carries only the amount). None when there is no event
+     * store in this context (a resource under test on its own).
+     */
+    private List<LineItem> orderLines(CheckoutId checkoutId) {
+        EventStore store = eventStore.getIfAvailable();
+        if (store == null) return List.of();
+        DomainEventStream stream = store.readEvents(checkoutId.value(), 0);
+        if (!stream.hasNext()) return List.of();
+        DomainEventMessage<?> first = stream.next();
+        return first.getPayload() instanceof CheckoutCreatedEvent created ? created.items() : List.of();
     }
 
     private static String formatAmount(Money amount) {

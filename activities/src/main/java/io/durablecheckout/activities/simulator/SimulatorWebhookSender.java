@@ -21,8 +21,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Sends the simulator's decision notifications ({@code checkout.simulator.webhooks.*}), signed with
- * {@link WebhookSignatures} at sending time, after a delay and optionally twice (the second copy a second later, so it
+ * Sends the simulator's decision notifications ({@code checkout.simulator.webhooks.*}), signed as Standard Webhooks
+ * ({@link WebhookSignatures}, with every configured secret while they rotate) at sending time, after a delay and optionally twice (the second copy a second later, so it
  * carries its own timestamp and signature, as a real provider's redelivery does). Fire-and-forget on a scheduler thread: the
  * simulator is a test double, and a real provider's webhooks are equally unreliable.
  */
@@ -68,18 +68,21 @@ public class SimulatorWebhookSender implements DisposableBean {
         int copies = settings.duplicate() ? 2 : 1;
         for (int i = 0; i < copies; i++) {
             // Timestamps are whole seconds: a redelivery within the same second would be the same signature (a replay).
-            scheduler.schedule(() -> send(body), settings.delay().toMillis() + i * 1_100L, TimeUnit.MILLISECONDS);
+            scheduler.schedule(() -> send(webhook.eventId(), body), settings.delay().toMillis() + i * 1_100L,
+                    TimeUnit.MILLISECONDS);
         }
     }
 
-    private void send(String body) {
+    private void send(String id, String body) {
         try {
             long timestamp = System.currentTimeMillis() / 1000;
             HttpRequest request = HttpRequest.newBuilder(URI.create(url()))
                     .timeout(Duration.ofSeconds(2))
                     .header("Content-Type", "application/json")
+                    .header(WebhookSignatures.ID_HEADER, id)
                     .header(WebhookSignatures.TIMESTAMP_HEADER, Long.toString(timestamp))
-                    .header(WebhookSignatures.SIGNATURE_HEADER, WebhookSignatures.sign(secret.value(), timestamp, body))
+                    .header(WebhookSignatures.SIGNATURE_HEADER,
+                            WebhookSignatures.sign(secret.values(), id, timestamp, body))
                     .POST(HttpRequest.BodyPublishers.ofString(body, StandardCharsets.UTF_8))
                     .build();
             HttpResponse<Void> response = client.send(request, HttpResponse.BodyHandlers.discarding());

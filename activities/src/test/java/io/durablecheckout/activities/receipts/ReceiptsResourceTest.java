@@ -55,7 +55,7 @@ class ReceiptsResourceTest extends PostgresTestSupport {
         DeliveryOutcome duplicate = send(id, 1);
         DeliveryOutcome newOwner = send(id, 2);
 
-        assertThat(first).isEqualTo(new DeliveryOutcome(DeliveryOutcome.Status.SENT, false, null));
+        assertThat(first).isEqualTo(new DeliveryOutcome(DeliveryOutcome.Status.SENT, false, null, null, false));
         assertThat(duplicate.replayed()).isTrue();
         assertThat(newOwner.replayed()).isTrue();
         assertThat(receipts.messagesFor(OperationId.of(id, Step.SEND_RECEIPT))).isEqualTo(1);

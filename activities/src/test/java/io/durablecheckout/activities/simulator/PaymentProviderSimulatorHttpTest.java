@@ -300,11 +300,21 @@ class PaymentProviderSimulatorHttpTest extends PostgresTestSupport {
         // a redelivery is signed anew (its own timestamp), so the receiver does not take it for a replay
         assertThat(received.get(0).signature()).isNotEqualTo(received.get(1).signature());
         for (SimulatorTestApplication.ReceivedWebhook webhook : received) {
-            byte[] body = webhook.body().getBytes(java.nio.charset.StandardCharsets.UTF_8);
-            assertThat(WebhookSignatures.verify(SECRET, webhook.timestamp(), body, webhook.signature())).isTrue();
-            assertThat(WebhookSignatures.verify("another-secret-another-secret-00", webhook.timestamp(), body,
-                    webhook.signature())).isFalse();
-            assertThat(WebhookSignatures.verify(SECRET, webhook.timestamp() + 1, body, webhook.signature())).isFalse();
+            // Standard Webhooks: the official library verifies what the simulator signed
+            java.util.Map<String, List<String>> headers = java.util.Map.of(
+                    "webhook-id", List.of(webhook.id()), "webhook-timestamp", List.of(Long.toString(webhook.timestamp())),
+                    "webhook-signature", List.of(webhook.signature()));
+            org.assertj.core.api.Assertions.assertThatCode(() -> WebhookSignatures.webhook(SECRET)
+                    .verify(webhook.body(), headers)).doesNotThrowAnyException();
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> WebhookSignatures
+                    .webhook("another-secret-another-secret-00").verify(webhook.body(), headers))
+                    .isInstanceOf(com.standardwebhooks.exceptions.WebhookVerificationException.class);
+            java.util.Map<String, List<String>> otherTime = new java.util.HashMap<>(headers);
+            otherTime.put("webhook-timestamp", List.of(Long.toString(webhook.timestamp() + 1)));
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> WebhookSignatures.webhook(SECRET)
+                    .verify(webhook.body(), otherTime))
+                    .isInstanceOf(com.standardwebhooks.exceptions.WebhookVerificationException.class);
+            assertThat(webhook.id()).startsWith("sim-evt:" + id);
             assertThat(webhook.body()).contains("\"status\":\"AUTHORIZED\"").contains("\"eventId\":\"sim-evt:" + id)
                     .contains("\"amountMinor\":" + AMOUNT.minor()).contains("\"currency\":\"" + AMOUNT.currency() + "\"");
         }

@@ -51,7 +51,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
         SimulatorFaults.class, SimulatorTestApplication.WebhookReceiver.class})
 public class SimulatorTestApplication {
 
-    public record ReceivedWebhook(String body, long timestamp, String signature) {
+    public record ReceivedWebhook(String body, String id, long timestamp, String signature) {
     }
 
     /** Stands in for the orchestrator's callback endpoint. */
@@ -62,9 +62,10 @@ public class SimulatorTestApplication {
 
         @PostMapping("/api/v1/payment-callbacks")
         public void receive(@RequestBody String body,
+                            @RequestHeader(WebhookSignatures.ID_HEADER) String id,
                             @RequestHeader(WebhookSignatures.TIMESTAMP_HEADER) long timestamp,
                             @RequestHeader(WebhookSignatures.SIGNATURE_HEADER) String signature) {
-            RECEIVED.add(new ReceivedWebhook(body, timestamp, signature));
+            RECEIVED.add(new ReceivedWebhook(body, id, timestamp, signature));
         }
     }
 }

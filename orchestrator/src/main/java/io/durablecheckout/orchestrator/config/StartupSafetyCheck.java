@@ -2,6 +2,7 @@ package io.durablecheckout.orchestrator.config;
 
 import io.durablecheckout.activities.payments.WebhookSecret;
 import io.durablecheckout.activities.privacy.DataKeyStore;
+import io.durablecheckout.activities.receipts.MailTransportConfiguration;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.diagnostics.AbstractFailureAnalyzer;
@@ -16,7 +17,8 @@ import java.util.List;
 /**
  * Refuses to start, before any bean (or database connection) exists, a service on a configured PostgreSQL
  * ({@code spring.datasource.url}) that would run on demo settings: no webhook secret, no provider URL, no data key
- * store, demo keys or the provider simulator without an explicit opt-in. The embedded default (no datasource URL) is the zero-setup demo
+ * store, demo keys, the provider simulator or the demo mail sink without an explicit opt-in; SMTP receipts without a
+ * host or sender (refused on the embedded demo too). The embedded default (no datasource URL) is the zero-setup demo
  * and is not checked, except that a configured webhook secret must be long enough anywhere. One message names every
  * missing setting ({@link Analyzer} prints it instead of a stack trace); the process exits non-zero.
  */
@@ -25,6 +27,7 @@ public class StartupSafetyCheck implements BeanFactoryPostProcessor, Environment
 
     public static final String DEMO_OPT_IN = "checkout.demo.allow-with-external-database";
     public static final String SIMULATOR_OPT_IN = "checkout.simulator.allow-with-external-database";
+    public static final String MAIL_SINK_OPT_IN = "checkout.mail.sink.allow-with-external-database";
 
     private Environment env;
 
@@ -45,12 +48,37 @@ public class StartupSafetyCheck implements BeanFactoryPostProcessor, Environment
     public static List<String> problems(Environment env) {
         List<String> problems = new ArrayList<>();
         String secret = env.getProperty(WebhookSecret.PROPERTY, "");
-        if (!secret.isBlank() && secret.length() < WebhookSecret.MIN_LENGTH) {
-            problems.add(WebhookSecret.PROPERTY + " (CHECKOUT_PAYMENTS_WEBHOOK_SECRET) is shorter than "
-                    + WebhookSecret.MIN_LENGTH + " characters: use a random value (e.g. openssl rand -base64 32)");
+        for (String one : secret.isBlank() ? List.<String>of() : WebhookSecret.split(secret)) {
+            String problem = WebhookSecret.problem(one);
+            if (problem != null) {
+                problems.add(WebhookSecret.PROPERTY + " (CHECKOUT_PAYMENTS_WEBHOOK_SECRET) holds a secret " + problem
+                        + ": use a random value (e.g. whsec_$(openssl rand -base64 32))");
+            }
+        }
+        boolean receipts = flag(env, "checkout.activities.enabled", true)
+                && flag(env, "checkout.activities.receipts.enabled", true);
+        String transport = env.getProperty(MailTransportConfiguration.TRANSPORT, "sink");
+        if (receipts && "smtp".equals(transport)) {
+            // wrong anywhere, the embedded demo included: the receipts would have nowhere to go
+            if (env.getProperty("spring.mail.host", "").isBlank()) {
+                problems.add("spring.mail.host (SPRING_MAIL_HOST) is not set: the SMTP server receipts and "
+                        + "cancellation notices are sent through (" + MailTransportConfiguration.TRANSPORT + "=smtp)");
+            }
+            if (env.getProperty(MailTransportConfiguration.FROM, "").isBlank()) {
+                problems.add(MailTransportConfiguration.FROM + " (CHECKOUT_MAIL_FROM) is not set: the sender address "
+                        + "of receipts and cancellation notices");
+            }
+        } else if (receipts && !"sink".equals(transport)) {
+            problems.add(MailTransportConfiguration.TRANSPORT + " is '" + transport + "': use smtp, or sink (the demo)");
         }
         if (env.getProperty("spring.datasource.url", "").isBlank()) {
             return problems; // the embedded demo
+        }
+        if (receipts && "sink".equals(transport) && flag(env, "checkout.mail.sink.enabled", true)
+                && !flag(env, MAIL_SINK_OPT_IN, false)) {
+            problems.add(MailTransportConfiguration.TRANSPORT + " is sink (the default) on a configured database: "
+                    + "receipts would be recorded, never delivered. Set " + MailTransportConfiguration.TRANSPORT
+                    + "=smtp with spring.mail.host, or " + MAIL_SINK_OPT_IN + "=true to keep the demo mail sink on purpose");
         }
         boolean orchestrator = flag(env, "checkout.orchestrator.enabled", true);
         // the provider URL matters only where the payments service runs (split deployment: docs/scaling.md)

@@ -4,8 +4,6 @@ import io.durablecheckout.orchestrator.http.TextLimits;
 import io.durablecheckout.orchestrator.http.ApiProblemException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.durablecheckout.activities.payments.WebhookSecret;
-import io.durablecheckout.activities.payments.WebhookSignatures;
 import io.durablecheckout.api.activity.PaymentLookupOutcome;
 import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
 import io.durablecheckout.api.command.RecordProviderNotificationCommand;
@@ -35,9 +33,10 @@ import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
- * Payment provider notifications (webhooks). Authenticated by their signature ({@link WebhookSignatures}), not an
- * API key, checked in this order, each before anything is read or written: declared size, actual size (the body is
- * read with a cap), signature over timestamp and body, timestamp within the tolerance window. Then, in one
+ * Payment provider notifications (webhooks). Authenticated by their signature ({@link NotificationSignatures}: Standard
+ * Webhooks), not an API key, checked in this order, each before anything is read or written: declared size, actual
+ * size (the body is read with a cap), signature over id, timestamp and body, timestamp within the tolerance window,
+ * the signed id is the body's {@code eventId}. Then, in one
  * transaction: the delivery is recorded by notification id and signed timestamp (the same pair again, however its
  * signature is spelled, is a replay, refused), the notification is
  * compared with the checkout its operation belongs to (tenant, amount, currency; a mismatch is recorded as a dispute
@@ -46,7 +45,7 @@ import java.util.regex.Pattern;
  */
 @RestController
 @ConditionalOnProperty(name = "checkout.orchestrator.enabled", havingValue = "true", matchIfMissing = true)
-public class PaymentCallbackController implements org.springframework.beans.factory.SmartInitializingSingleton {
+public class PaymentCallbackController {
 
     public static final String PATH = "/api/v1/payment-callbacks";
     /** A notification is a few hundred bytes; anything much bigger is not one. */
@@ -66,25 +65,19 @@ public class PaymentCallbackController implements org.springframework.beans.fact
     private final JdbcTemplate jdbc;
     private final TransactionTemplate transactions;
     private final Clock clock;
-    private final WebhookSecret secret;
+    private final NotificationSignatures signatures;
     private final Duration tolerance;
 
     public PaymentCallbackController(CommandGateway commands, EventStore eventStore, JdbcTemplate jdbc,
-                                     TransactionTemplate transactions, Clock clock, WebhookSecret secret,
+                                     TransactionTemplate transactions, Clock clock, NotificationSignatures signatures,
                                      WebhookProperties properties) {
         this.commands = commands;
         this.eventStore = eventStore;
         this.jdbc = jdbc;
         this.transactions = transactions;
         this.clock = clock;
-        this.secret = secret;
+        this.signatures = signatures;
         this.tolerance = properties.webhookTolerance();
-    }
-
-    /** Resolve (for the demo: generate) the secret at startup, not in the first request that needs it. */
-    @Override
-    public void afterSingletonsInstantiated() {
-        secret.value();
     }
 
     @PostMapping(PATH)
@@ -93,21 +86,29 @@ public class PaymentCallbackController implements org.springframework.beans.fact
             throw tooLarge();
         }
         byte[] body = readAtMost(request.getInputStream(), MAX_BODY_BYTES);
-        Long timestamp = WebhookSignatures.parseTimestamp(request.getHeader(WebhookSignatures.TIMESTAMP_HEADER));
-        String signature = request.getHeader(WebhookSignatures.SIGNATURE_HEADER);
-        if (timestamp == null || signature == null || signature.length() > 100 || body.length == 0
-                || !WebhookSignatures.verify(secret.value(), timestamp, body, signature)) {
-            throw new ApiProblemException(HttpStatus.UNAUTHORIZED, "invalid-signature", "Invalid signature",
-                    "The notification's " + WebhookSignatures.SIGNATURE_HEADER + " does not match its "
-                            + WebhookSignatures.TIMESTAMP_HEADER + " and body");
+        Map<String, List<String>> headers = new java.util.HashMap<>();
+        for (String name : signatures.headers()) {
+            String value = request.getHeader(name);
+            if (value != null) headers.put(name, List.of(value));
         }
+        NotificationSignatures.Signed signed = body.length == 0 ? null : signatures.verify(headers, body).orElse(null);
+        if (signed == null) {
+            throw new ApiProblemException(HttpStatus.UNAUTHORIZED, "invalid-signature", "Invalid signature",
+                    "The notification's " + String.join(", ", signatures.headers())
+                            + " do not sign its body with a secret of ours");
+        }
+        long timestamp = signed.epochSeconds();
         long age = clock.instant().getEpochSecond() - timestamp;
-        if (Math.abs(age) > tolerance.toSeconds()) {
+        if (signed.stale() || Math.abs(age) > tolerance.toSeconds()) {
             throw new ApiProblemException(HttpStatus.UNAUTHORIZED, "stale-signature", "Stale notification",
                     "The notification was signed " + (age >= 0 ? age + " s ago" : -age + " s in the future")
                             + "; accepted: within " + tolerance.toSeconds() + " s either way");
         }
         Notification n = parse(body);
+        if (!n.eventId().equals(signed.notificationId())) {
+            throw new ApiProblemException(HttpStatus.BAD_REQUEST, "invalid-request", "Invalid notification",
+                    "The signed notification id is not the body's eventId", List.of("eventId: the signed id"));
+        }
         String checkoutId = n.operationId().substring(0, n.operationId().length() - SUFFIX.length());
         String[] outcome = transactions.execute(tx -> {
             // Keyed on what the signature covers, not on its text: the same delivery re-encoded is the same delivery.

@@ -310,8 +310,9 @@ class HostileInputIT extends IntegrationTestBase {
                     if ((pick & 1) != 0) h.put("Idempotency-Key", junk1.isEmpty() ? " " : junk1);
                     if ((pick & 2) != 0) h.put("If-Match", junk2.isEmpty() ? "W/" : junk2);
                     if ((pick & 4) != 0) {
-                        h.put("Checkout-Webhook-Timestamp", Long.toString(number));
-                        h.put("Checkout-Webhook-Signature", "v1=" + junk1);
+                        h.put("webhook-id", junk2.isEmpty() ? "evt" : junk2);
+                        h.put("webhook-timestamp", Long.toString(number));
+                        h.put("webhook-signature", (number % 2 == 0 ? "v1," : "") + junk1);
                     }
                     return h;
                 });

@@ -1,7 +1,6 @@
 package io.durablecheckout.orchestrator.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.durablecheckout.activities.payments.WebhookSignatures;
 import io.durablecheckout.orchestrator.config.EmbeddedPostgresServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -91,8 +90,7 @@ class ManualReviewEvidenceIT {
 
     private static Map<String, String> signed(String body, int delivery) {
         long now = java.time.Instant.now().getEpochSecond() + delivery; // a distinct signature per delivery
-        return Map.of(WebhookSignatures.TIMESTAMP_HEADER, Long.toString(now),
-                WebhookSignatures.SIGNATURE_HEADER, WebhookSignatures.sign(SECRET, now, body));
+        return StandardWebhooksSigner.signed(SECRET, now, body);
     }
 
     private static void assertHeldEvidenceShown(HttpApi api, String id, JsonNode view) {

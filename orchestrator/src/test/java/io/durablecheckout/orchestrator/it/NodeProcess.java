@@ -41,6 +41,7 @@ public final class NodeProcess implements AutoCloseable {
     public static final List<String> DEMO_ON_EXTERNAL_DATABASE = List.of(
             "--checkout.demo.allow-with-external-database=true",
             "--checkout.simulator.allow-with-external-database=true",
+            "--checkout.mail.sink.allow-with-external-database=true",
             "--checkout.demo.generate-webhook-secret=true",
             "--checkout.personal-data.key-store=" + Path.of("target", "node-keys-" + ProcessHandle.current().pid())
                     .toAbsolutePath());

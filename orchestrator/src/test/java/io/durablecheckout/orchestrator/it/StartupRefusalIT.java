@@ -47,6 +47,7 @@ class StartupRefusalIT {
                 .contains("checkout.simulator.enabled")
                 .contains("checkout.demo.enabled")
                 .contains("checkout.personal-data.key-store")
+                .contains("checkout.mail.transport is sink")
                 .doesNotContain("Flyway") // refused before the database is touched
                 .doesNotContain("Tomcat started");
         PGSimpleDataSource ds = new PGSimpleDataSource();

@@ -2,7 +2,6 @@ package io.durablecheckout.orchestrator.it;
 
 import io.durablecheckout.activities.inventory.InventoryAdmin;
 import io.durablecheckout.activities.payments.WebhookSecret;
-import io.durablecheckout.activities.payments.WebhookSignatures;
 import io.durablecheckout.api.values.TenantId;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -17,7 +16,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HexFormat;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 
@@ -28,7 +26,9 @@ import static org.awaitility.Awaitility.await;
  * Issue 10, acceptance 3: a notification for a checkout whose payment is unknown would settle it (confirm, sell the
  * stock, send the receipt). Every forged, stale, future-dated, replayed (also with its signature re-encoded) or
  * mismatched one is refused and changes nothing (issue 23 added the future-dated and re-encoded ones); the
- * correctly signed, matching one is applied (the control that shows the refusals are not vacuous).
+ * correctly signed, matching one is applied (the control that shows the refusals are not vacuous). Since issue 25
+ * the scheme is Standard Webhooks: every signature here is made by the official library
+ * ({@link StandardWebhooksSigner}).
  */
 class WebhookSecurityIT extends IntegrationTestBase {
 
@@ -49,14 +49,21 @@ class WebhookSecurityIT extends IntegrationTestBase {
         // today's attack: signed with the old public constant, old header and new headers alike
         String forged = notification(id, "demo", 2500, "EUR");
         assertThat(postOldStyle(forged, hex(OLD_PUBLIC_SECRET, forged)).status()).isEqualTo(401);
-        assertThat(post(forged, now, WebhookSignatures.sign(OLD_PUBLIC_SECRET, now, forged)).status()).isEqualTo(401);
+        assertThat(post(forged, now, sign(OLD_PUBLIC_SECRET, now, forged)).status()).isEqualTo(401);
         // a signature from the real secret over another timestamp is no signature for this one
-        assertThat(post(forged, now, WebhookSignatures.sign(secret.value(), now - 1, forged)).status()).isEqualTo(401);
+        assertThat(post(forged, now, sign(secret.value(), now - 1, forged)).status()).isEqualTo(401);
+        // nor over another notification id (the body's eventId is what webhook-id must name)
+        assertThat(send(forged, StandardWebhooksSigner.headers("evt-other", now,
+                StandardWebhooksSigner.signature(secret.value(), "evt-other", now, forged))).status()).isEqualTo(400);
+        // malformed signature lists are refused, not a server error
+        for (String junk : List.of("v1", "v1,", ",,,", "v2,abc", "v1,not base64!")) {
+            assertThat(post(forged, now, junk).status()).as(junk).isEqualTo(401);
+        }
         assertThat(notificationRows(id)).isZero();
 
         // stale: correctly signed, but ten minutes ago (tolerance five)
         long stale = now - 600;
-        HttpApi.Response staleAnswer = post(forged, stale, WebhookSignatures.sign(secret.value(), stale, forged));
+        HttpApi.Response staleAnswer = post(forged, stale, sign(secret.value(), stale, forged));
         assertThat(staleAnswer.status()).isEqualTo(401);
         assertThat(staleAnswer.json().get("type").asText()).endsWith("stale-signature");
         assertThat(notificationRows(id)).isZero();
@@ -64,7 +71,7 @@ class WebhookSecurityIT extends IntegrationTestBase {
         // future-dated: correctly signed and matching, but ten minutes ahead of this clock (tolerance five either way)
         long future = now + 600;
         String early = notification(id, "demo", 2500, "EUR");
-        HttpApi.Response futureAnswer = post(early, future, WebhookSignatures.sign(secret.value(), future, early));
+        HttpApi.Response futureAnswer = post(early, future, sign(secret.value(), future, early));
         assertThat(futureAnswer.status()).as(futureAnswer.body()).isEqualTo(401);
         assertThat(futureAnswer.json().get("type").asText()).endsWith("stale-signature");
         assertThat(notificationRows(id)).isZero();
@@ -73,7 +80,7 @@ class WebhookSecurityIT extends IntegrationTestBase {
         // correctly signed but not this operation's amount, currency or tenant: a dispute, nothing else
         for (String mismatched : List.of(notification(id, "demo", 1, "EUR"), notification(id, "demo", 2500, "USD"),
                 notification(id, "another-tenant", 2500, "EUR"))) {
-            HttpApi.Response answer = post(mismatched, now, WebhookSignatures.sign(secret.value(), now, mismatched));
+            HttpApi.Response answer = post(mismatched, now, sign(secret.value(), now, mismatched));
             assertThat(answer.status()).as(answer.body()).isEqualTo(409);
             assertThat(answer.json().get("type").asText()).endsWith("notification-disputed");
         }
@@ -85,14 +92,14 @@ class WebhookSecurityIT extends IntegrationTestBase {
 
         // a reference that could not be stored whole is refused, not cut
         String longReference = notification(id, "demo", 2500, "EUR").replace("SIM-FORGED", "R".repeat(300));
-        assertThat(post(longReference, now, WebhookSignatures.sign(secret.value(), now, longReference)).status())
+        assertThat(post(longReference, now, sign(secret.value(), now, longReference)).status())
                 .isEqualTo(400);
         assertThat(count("SELECT count(*) FROM provider_notifications WHERE checkout_id = ? AND dispute IS NULL", id))
                 .isZero();
 
         // the genuine notification settles the unknown payment ...
         String genuine = notification(id, "demo", 2500, "EUR");
-        String signature = WebhookSignatures.sign(secret.value(), now, genuine);
+        String signature = sign(secret.value(), now, genuine);
         HttpApi.Response accepted = post(genuine, now, signature);
         assertThat(accepted.status()).as(accepted.body()).isEqualTo(202);
         assertThat(accepted.json().get("result").asText()).isEqualTo("delivered");
@@ -107,10 +114,10 @@ class WebhookSecurityIT extends IntegrationTestBase {
                 .isEqualTo(before);
         assertThat(authorizedEvents(id)).isEqualTo(1);
 
-        // the same delivery with its signature re-encoded (it still verifies: the hex is read in either case) is the
-        // same delivery: refused, not counted
-        for (String reencoded : List.of(signature.toUpperCase(Locale.ROOT),
-                "v1=" + signature.substring(3).toUpperCase(Locale.ROOT), " " + signature + " ")) {
+        // the same delivery with its signature list re-written (it still verifies: one good signature is enough) is
+        // the same delivery: refused, not counted
+        for (String reencoded : List.of(" " + signature + " ", signature + " " + signature,
+                sign(OLD_PUBLIC_SECRET, now, genuine) + " " + signature)) {
             HttpApi.Response again = post(genuine, now, reencoded);
             assertThat(again.status()).as(reencoded + ": " + again.body()).isEqualTo(409);
             assertThat(again.json().get("type").asText()).endsWith("replayed-notification");
@@ -122,7 +129,7 @@ class WebhookSecurityIT extends IntegrationTestBase {
         // the control: the provider's redelivery, signed anew with its own timestamp, is counted once, and applied
         // no further
         long resent = now - 1;
-        HttpApi.Response redelivered = post(genuine, resent, WebhookSignatures.sign(secret.value(), resent, genuine));
+        HttpApi.Response redelivered = post(genuine, resent, sign(secret.value(), resent, genuine));
         assertThat(redelivered.status()).as(redelivered.body()).isEqualTo(202);
         assertThat(redelivered.json().get("result").asText()).isEqualTo("duplicate");
         assertThat(count("SELECT coalesce(sum(deliveries), 0) FROM provider_notifications WHERE checkout_id = ?", id))
@@ -134,7 +141,7 @@ class WebhookSecurityIT extends IntegrationTestBase {
     void anOversizeNotificationIsRefusedBeforeItsSignatureIsLookedAt() throws Exception {
         String huge = "{\"pad\":\"" + "x".repeat(64 * 1024) + "\"}";
         long now = System.currentTimeMillis() / 1000;
-        HttpApi.Response answer = post(huge, now, WebhookSignatures.sign(secret.value(), now, huge));
+        HttpApi.Response answer = post(huge, now, sign(secret.value(), now, huge));
         assertThat(answer.status()).isEqualTo(413);
     }
 
@@ -169,8 +176,11 @@ class WebhookSecurityIT extends IntegrationTestBase {
     }
 
     private HttpApi.Response post(String body, long timestamp, String signature) throws Exception {
-        return send(body, Map.of(WebhookSignatures.TIMESTAMP_HEADER, Long.toString(timestamp),
-                WebhookSignatures.SIGNATURE_HEADER, signature));
+        return send(body, StandardWebhooksSigner.headers(StandardWebhooksSigner.idOf(body), timestamp, signature));
+    }
+
+    private static String sign(String secret, long timestamp, String body) {
+        return StandardWebhooksSigner.signature(secret, StandardWebhooksSigner.idOf(body), timestamp, body);
     }
 
     private HttpApi.Response postOldStyle(String body, String signature) throws Exception {

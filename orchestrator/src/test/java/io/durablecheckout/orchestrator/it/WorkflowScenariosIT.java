@@ -3,7 +3,6 @@ package io.durablecheckout.orchestrator.it;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.durablecheckout.activities.inventory.InventoryAdmin;
 import io.durablecheckout.activities.payments.WebhookSecret;
-import io.durablecheckout.activities.payments.WebhookSignatures;
 import io.durablecheckout.api.values.Step;
 import io.durablecheckout.orchestrator.service.CheckoutService;
 import io.durablecheckout.api.values.TenantId;
@@ -161,8 +160,9 @@ class WorkflowScenariosIT extends IntegrationTestBase {
                 + "/authorize-payment\",\"status\":\"DECLINED\",\"reference\":\"x\",\"tenantId\":\"demo\","
                 + "\"amountMinor\":2500,\"currency\":\"EUR\",\"occurredAt\":\"2026-01-01T00:00:00Z\"}";
         long now = System.currentTimeMillis() / 1000;
-        assertThat(webhook(body, now, "v1=bad-signature")).isEqualTo(401);
-        assertThat(webhook(body, now, WebhookSignatures.sign(webhookSecret.value(), now, body))).isEqualTo(202);
+        assertThat(webhook(body, now, "v1,bad-signature")).isEqualTo(401);
+        assertThat(webhook(body, now, StandardWebhooksSigner.signature(webhookSecret.value(),
+                StandardWebhooksSigner.idOf(body), now, body))).isEqualTo(202);
 
         // the recorded outcome stands; the dispute keeps the checkout in the operators' queue
         JsonNode view = await().atMost(Duration.ofSeconds(10)).until(() -> api.get("/api/v1/checkouts/" + id).json(),
@@ -328,8 +328,9 @@ class WorkflowScenariosIT extends IntegrationTestBase {
         HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                         URI.create("http://localhost:" + port + "/api/v1/payment-callbacks"))
                 .header("Content-Type", "application/json")
-                .header(WebhookSignatures.TIMESTAMP_HEADER, Long.toString(timestamp))
-                .header(WebhookSignatures.SIGNATURE_HEADER, signature)
+                .header("webhook-id", StandardWebhooksSigner.idOf(body))
+                .header("webhook-timestamp", Long.toString(timestamp))
+                .header("webhook-signature", signature)
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
         return r.statusCode();
     }

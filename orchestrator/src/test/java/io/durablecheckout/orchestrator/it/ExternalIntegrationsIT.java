@@ -1,0 +1,121 @@
+package io.durablecheckout.orchestrator.it;
+
+import com.icegreen.greenmail.util.GreenMail;
+import com.icegreen.greenmail.util.GreenMailUtil;
+import com.icegreen.greenmail.util.ServerSetupTest;
+import io.durablecheckout.orchestrator.config.EmbeddedPostgresServer;
+import jakarta.mail.internet.MimeMessage;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The product at its edges, one node in this JVM on its own PostgreSQL: receipts over SMTP to a real SMTP server
+ * (GreenMail, behind a front that refuses the mailbox {@code refused@…} with a 550 as a real server would).
+ */
+class ExternalIntegrationsIT {
+
+    static final GreenMail greenMail = new GreenMail(ServerSetupTest.SMTP.dynamicPort());
+
+    static EmbeddedPostgresServer postgres;
+    static JdbcTemplate db;
+    static RefusingSmtpRelay smtp;
+    static InProcessNode node;
+    static HttpApi api;
+
+    @BeforeAll
+    static void start() throws Exception {
+        postgres = EmbeddedPostgresServer.start(
+                Files.createTempDirectory(Path.of("target").toAbsolutePath(), "edges-pg-"), 0);
+        PGSimpleDataSource ds = new PGSimpleDataSource();
+        ds.setUrl(postgres.jdbcUrl());
+        ds.setUser("postgres");
+        db = new JdbcTemplate(ds);
+        greenMail.start();
+        smtp = new RefusingSmtpRelay(greenMail.getSmtp().getPort());
+        node = InProcessNode.start("edges", postgres.jdbcUrl(), null, List.of(
+                "checkout.mail.transport=smtp", "spring.mail.host=127.0.0.1", "spring.mail.port=" + smtp.port(),
+                "checkout.mail.from=receipts@shop.example",
+                "checkout.workflow.max-attempts=3", "checkout.workflow.retry-initial-delay=200ms",
+                "checkout.demo.sku-count=5"));
+        api = new HttpApi(node.port());
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        if (node != null) node.close();
+        if (smtp != null) smtp.close();
+        greenMail.stop();
+        if (postgres != null) postgres.close();
+    }
+
+    @Test
+    void aCompletedCheckoutsReceiptArrivesAtTheSmtpServerOnce() throws Exception {
+        String id = startCheckout("bob@example.com");
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> count(
+                "SELECT count(*) FROM checkout_summary WHERE checkout_id = ? AND state = 'completed'", id) == 1);
+        List<MimeMessage> received = receivedFor(id + "/send-receipt");
+        assertThat(received).hasSize(1);
+        MimeMessage receipt = received.get(0);
+        assertThat(receipt.getMessageID()).isEqualTo("<" + id + ".send-receipt@shop.example>");
+        assertThat(receipt.getAllRecipients()[0].toString()).isEqualTo("bob@example.com");
+        assertThat(GreenMailUtil.getBody(receipt)).contains("SKU-0001").contains("10.00 EUR");
+        // nothing recorded at the demo sink: the transport chosen by property replaced it
+        assertThat(count("SELECT count(*) FROM mail_sink_messages")).isZero();
+    }
+
+    @Test
+    void aRecipientTheServerRefusesForGoodIsShownInTheCheckoutAndTheDashboard() {
+        String id = startCheckout("refused@example.com");
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> count(
+                "SELECT count(*) FROM checkout_summary WHERE checkout_id = ? AND state = 'manual_review'", id) == 1);
+        HttpApi.Response view = api.send("GET", "/api/v1/checkouts/" + id, HttpApi.OPERATOR_KEY, java.util.Map.of(), null);
+        assertThat(view.status()).isEqualTo(200);
+        assertThat(view.json().path("manualReview").path("blockedStep").asText()).isEqualTo("send-receipt");
+        assertThat(view.json().path("manualReview").path("evidence").asText()).contains("final: ").contains("550 5.1.1")
+                .doesNotContain("refused@example.com");
+        DashboardSession operator = new DashboardSession(node.port());
+        assertThat(operator.signIn("operator", HttpApi.OPERATOR_KEY)).doesNotContain("error");
+        HttpApi.Response dashboard = operator.get("/dashboard/api/checkouts/" + id);
+        assertThat(dashboard.status()).isEqualTo(200);
+        assertThat(dashboard.body()).contains("550 5.1.1").contains("final: ");
+        assertThat(smtp.refusalsOf("refused@example.com")).as("refused once, never asked again").isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM receipt_operations WHERE operation_id = ? AND status = 'UNDELIVERABLE'",
+                id + "/send-receipt")).isEqualTo(1);
+        assertThat(receivedFor(id + "/send-receipt")).isEmpty();
+    }
+
+    private static String startCheckout(String email) {
+        String body = HttpApi.checkoutBody("SKU-0001", 1, 1000, "tok_approve").replace("a@example.com", email);
+        HttpApi.Response r = api.startCheckout("edges-" + UUID.randomUUID(), body);
+        assertThat(r.status()).as(r.body()).isEqualTo(202);
+        return r.json().get("checkoutId").asText();
+    }
+
+    private static List<MimeMessage> receivedFor(String operationId) {
+        return Arrays.stream(greenMail.getReceivedMessages()).filter(m -> {
+            try {
+                return operationId.equals(m.getHeader("X-Checkout-Operation", null));
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }).toList();
+    }
+
+    private static long count(String sql, Object... args) {
+        Long n = db.queryForObject(sql, Long.class, args);
+        return n == null ? 0 : n;
+    }
+}
