@@ -40,7 +40,7 @@ import org.springframework.transaction.PlatformTransactionManager;
 
 import io.durablecheckout.orchestrator.checkout.Checkout;
 import io.durablecheckout.orchestrator.cluster.ClusterProperties;
-import io.durablecheckout.orchestrator.replay.EventUpcasters;
+import io.durablecheckout.orchestrator.serialization.EventUpcasters;
 import io.durablecheckout.orchestrator.serialization.AxonJson;
 import io.micrometer.core.instrument.MeterRegistry;
 

@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator.replay;
 
+import io.durablecheckout.orchestrator.serialization.PlainShapes;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.durablecheckout.api.checkout.CheckoutCreatedEvent;

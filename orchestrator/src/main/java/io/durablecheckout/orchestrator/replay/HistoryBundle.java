@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator.replay;
 
+import io.durablecheckout.orchestrator.serialization.EventUpcasters;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;

@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator.replay;
 
+import io.durablecheckout.orchestrator.serialization.EventUpcasters;
 import ch.qos.logback.classic.Level;
 import io.durablecheckout.orchestrator.serialization.AxonJson;
 import org.postgresql.ds.PGSimpleDataSource;

@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator.replay;
 
+import io.durablecheckout.orchestrator.serialization.EventUpcasters;
 import org.axonframework.config.ConfigurerModule;
 import org.axonframework.messaging.correlation.CorrelationDataProvider;
 import org.axonframework.serialization.Serializer;

@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator.replay;
 
+import io.durablecheckout.orchestrator.serialization.PlainShapes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

@@ -18,7 +18,7 @@ import org.axonframework.commandhandling.GenericCommandMessage;
 import org.axonframework.commandhandling.gateway.CommandGateway;
 import org.axonframework.messaging.MetaData;
 import org.axonframework.eventhandling.DomainEventMessage;
-import io.durablecheckout.orchestrator.replay.PlainShapes;
+import io.durablecheckout.orchestrator.serialization.PlainShapes;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;

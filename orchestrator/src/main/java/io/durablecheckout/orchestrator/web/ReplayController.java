@@ -9,7 +9,7 @@ import io.durablecheckout.orchestrator.readmodel.CheckoutViewFolder;
 import io.durablecheckout.orchestrator.replay.CheckoutReplayer;
 import io.durablecheckout.orchestrator.replay.HistoryBundle;
 import io.durablecheckout.orchestrator.replay.ReplayTypes;
-import io.durablecheckout.orchestrator.replay.PlainShapes;
+import io.durablecheckout.orchestrator.serialization.PlainShapes;
 import io.durablecheckout.orchestrator.replay.ReplayReport;
 import io.durablecheckout.orchestrator.replay.StateChanges;
 import io.durablecheckout.orchestrator.replay.StoredHistories;

@@ -7,7 +7,7 @@ import io.durablecheckout.api.checkout.ActivityRetryScheduledEvent;
 import io.durablecheckout.api.values.TenantId;
 import io.durablecheckout.orchestrator.config.AxonInfrastructureConfiguration;
 import io.durablecheckout.orchestrator.replay.CheckoutReplayer;
-import io.durablecheckout.orchestrator.replay.EventUpcasters;
+import io.durablecheckout.orchestrator.serialization.EventUpcasters;
 import io.durablecheckout.orchestrator.replay.HistoryBundle;
 import io.durablecheckout.orchestrator.replay.ReplayReport;
 import io.durablecheckout.orchestrator.replay.StoredHistories;

@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator.replay;
 
+import io.durablecheckout.orchestrator.serialization.EventUpcasters;
 import io.durablecheckout.api.activity.ActivityAttemptFailedEvent;
 import io.durablecheckout.api.activity.ActivityResultEvent;
 import io.durablecheckout.api.activity.CancellationNoticeDeliverySucceededEvent;

@@ -1,5 +1,6 @@
-package io.durablecheckout.orchestrator.replay;
+package io.durablecheckout.orchestrator.serialization;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
 import io.durablecheckout.api.checkout.CheckoutPolicy;
@@ -13,6 +14,9 @@ import java.time.Duration;
  */
 final class CheckoutCreatedUpcaster extends FirstRevisionUpcaster {
 
+    /** Axon's own mapper: the shapes the event store uses. */
+    private static final ObjectMapper MAPPER = AxonJson.objectMapper();
+
     /** The shipped defaults before revision 2; fixed here, so later changes to the defaults do not reach old events. */
     static final CheckoutPolicy LEGACY = new CheckoutPolicy(1, Duration.ofSeconds(30), Duration.ofSeconds(30),
             Duration.ofSeconds(1), Duration.ofMinutes(1), 8, Duration.ofSeconds(2), Duration.ofMinutes(5), 6);
@@ -24,7 +28,7 @@ final class CheckoutCreatedUpcaster extends FirstRevisionUpcaster {
     @Override
     void upcast(ObjectNode event) {
         if (!event.hasNonNull("policy")) {
-            event.set("policy", RecordedInputs.MAPPER.valueToTree(LEGACY));
+            event.set("policy", MAPPER.valueToTree(LEGACY));
         }
     }
 }

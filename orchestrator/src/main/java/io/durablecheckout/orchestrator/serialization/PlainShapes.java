@@ -1,5 +1,6 @@
-package io.durablecheckout.orchestrator.replay;
+package io.durablecheckout.orchestrator.serialization;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -13,17 +14,20 @@ import java.util.Map;
  */
 public final class PlainShapes {
 
+    /** Axon's own mapper: the shapes the event store uses. */
+    private static final ObjectMapper MAPPER = AxonJson.objectMapper();
+
     private PlainShapes() {
     }
 
     /** {@code value} as plain JSON-compatible maps, lists and scalars. */
     public static Object of(Object value) {
-        return RecordedInputs.MAPPER.convertValue(tree(value), Object.class);
+        return MAPPER.convertValue(tree(value), Object.class);
     }
 
     /** {@code value} as a plain JSON tree. */
     public static JsonNode tree(Object value) {
-        return flatten(RecordedInputs.MAPPER.valueToTree(value));
+        return flatten(MAPPER.valueToTree(value));
     }
 
     private static JsonNode flatten(JsonNode node) {

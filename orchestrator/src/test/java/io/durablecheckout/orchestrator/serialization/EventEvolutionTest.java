@@ -1,4 +1,4 @@
-package io.durablecheckout.orchestrator.replay;
+package io.durablecheckout.orchestrator.serialization;
 
 import io.durablecheckout.api.activity.ActivityHeartbeatEvent;
 import io.durablecheckout.api.activity.ActivityResultEvent;
@@ -6,7 +6,6 @@ import io.durablecheckout.api.checkout.ActivityRetryScheduledEvent;
 import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
 import io.durablecheckout.api.checkout.CheckoutEvent;
 import io.durablecheckout.api.checkout.StockReservedEvent;
-import io.durablecheckout.orchestrator.serialization.AxonJson;
 import org.axonframework.serialization.Revision;
 import org.axonframework.serialization.Serializer;
 import org.axonframework.serialization.SimpleSerializedObject;

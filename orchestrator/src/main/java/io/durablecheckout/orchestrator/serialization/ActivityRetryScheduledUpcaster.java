@@ -1,4 +1,4 @@
-package io.durablecheckout.orchestrator.replay;
+package io.durablecheckout.orchestrator.serialization;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.durablecheckout.api.checkout.ActivityRetryScheduledEvent;

@@ -1,4 +1,4 @@
-package io.durablecheckout.orchestrator.replay;
+package io.durablecheckout.orchestrator.serialization;
 
 import org.axonframework.serialization.upcasting.event.EventUpcaster;
 import org.axonframework.serialization.upcasting.event.EventUpcasterChain;
