@@ -103,5 +103,16 @@ public final class FencedOperations {
             Object value = row == null ? null : row.get(column);
             return value == null ? null : value.toString().trim();
         }
+
+        /** The same claim as if no outcome had been recorded for it (a fault-matrix mutant only). */
+        public Claim withoutRecordedOutcome() {
+            if (row == null) {
+                return this;
+            }
+            Map<String, Object> forgotten = new java.util.HashMap<>(row);
+            forgotten.put("status", "STARTED");
+            forgotten.put("answered_token", null);
+            return new Claim(forgotten, highestAccepted);
+        }
     }
 }

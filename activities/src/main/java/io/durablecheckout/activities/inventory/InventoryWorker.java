@@ -1,17 +1,14 @@
 package io.durablecheckout.activities.inventory;
 
 import io.durablecheckout.activities.ActivityMetrics;
-import io.durablecheckout.activities.IntentResults;
+import io.durablecheckout.activities.IntentReports;
 import io.durablecheckout.api.activity.ActivityResultEvent;
-import io.durablecheckout.api.activity.StaleOwnerRejectedEvent;
 import io.durablecheckout.api.activity.StockReleaseSucceededEvent;
 import io.durablecheckout.api.activity.StockReservationRejectedEvent;
 import io.durablecheckout.api.activity.StockReservationSucceededEvent;
-import io.durablecheckout.api.checkout.ActivityIntent;
 import io.durablecheckout.api.checkout.CheckoutConfirmedEvent;
 import io.durablecheckout.api.checkout.StockReleaseRequestedEvent;
 import io.durablecheckout.api.checkout.StockReservationRequestedEvent;
-import io.durablecheckout.api.values.FencingToken;
 import io.durablecheckout.api.values.Lease;
 import io.durablecheckout.api.values.Step;
 import io.durablecheckout.api.values.OperationId;
@@ -35,15 +32,11 @@ public class InventoryWorker {
     public static final String PROCESSING_GROUP = "inventory";
 
     private final InventoryResource inventory;
-    private final EventGateway events;
-    private final ActivityMetrics metrics;
+    private final IntentReports reports;
 
-    /** The lease hold and the pause hook around each intent are
-     * {@link io.durablecheckout.activities.IntentHandling}'s, not the handlers'. */
     public InventoryWorker(InventoryResource inventory, EventGateway events, ActivityMetrics metrics) {
         this.inventory = inventory;
-        this.events = events;
-        this.metrics = metrics;
+        this.reports = new IntentReports(events, metrics, InventoryResource.OPERATIONS_TABLE);
     }
 
     @EventHandler
@@ -56,10 +49,9 @@ public class InventoryWorker {
                     lease.fencingToken());
             case REJECTED -> new StockReservationRejectedEvent(intent.checkoutId(), lease.operationId(),
                     lease.fencingToken(), outcome.reason(), outcome.detail());
-            case STALE -> stale(intent, outcome.highestAccepted());
+            case STALE -> reports.stale(intent, outcome.highestAccepted());
         };
-        metrics.executed(intent.step(), IntentResults.outcomeTag(outcome.status(), outcome.replayed()));
-        events.publish(result);
+        reports.publish(intent, outcome.status(), outcome.replayed(), result);
     }
 
     @EventHandler
@@ -70,20 +62,14 @@ public class InventoryWorker {
         ActivityResultEvent result = switch (outcome.status()) {
             case RELEASED -> new StockReleaseSucceededEvent(intent.checkoutId(), lease.operationId(),
                     lease.fencingToken());
-            case STALE -> stale(intent, outcome.highestAccepted());
+            case STALE -> reports.stale(intent, outcome.highestAccepted());
         };
-        metrics.executed(intent.step(), IntentResults.outcomeTag(outcome.status(), outcome.replayed()));
-        events.publish(result);
+        reports.publish(intent, outcome.status(), outcome.replayed(), result);
     }
 
     /** A confirmed order is a sale: what its reservation held is now sold (the books, not a side effect). */
     @EventHandler
     public void on(CheckoutConfirmedEvent confirmed) {
         inventory.markSold(OperationId.of(confirmed.checkoutId(), Step.RESERVE_STOCK));
-    }
-
-    private StaleOwnerRejectedEvent stale(ActivityIntent intent, FencingToken highestAccepted) {
-        metrics.staleRejected(InventoryResource.OPERATIONS_TABLE);
-        return IntentResults.staleOwner(intent, highestAccepted, InventoryResource.OPERATIONS_TABLE);
     }
 }

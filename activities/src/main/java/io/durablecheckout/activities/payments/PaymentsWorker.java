@@ -1,7 +1,7 @@
 package io.durablecheckout.activities.payments;
 
 import io.durablecheckout.activities.ActivityMetrics;
-import io.durablecheckout.activities.IntentResults;
+import io.durablecheckout.activities.IntentReports;
 import io.durablecheckout.api.activity.ActivityAttemptFailedEvent;
 import io.durablecheckout.api.activity.ActivityResultEvent;
 import io.durablecheckout.api.activity.PaymentAuthorizationDeclinedEvent;
@@ -39,15 +39,11 @@ public class PaymentsWorker {
     public static final String PROCESSING_GROUP = "payments";
 
     private final PaymentsResource payments;
-    private final EventGateway events;
-    private final ActivityMetrics metrics;
+    private final IntentReports reports;
 
-    /** The lease hold and the pause hook around each intent are
-     * {@link io.durablecheckout.activities.IntentHandling}'s, not the handlers'. */
     public PaymentsWorker(PaymentsResource payments, EventGateway events, ActivityMetrics metrics) {
         this.payments = payments;
-        this.events = events;
-        this.metrics = metrics;
+        this.reports = new IntentReports(events, metrics, PaymentsResource.OPERATIONS_TABLE);
     }
 
     @EventHandler
@@ -62,10 +58,10 @@ public class PaymentsWorker {
                     lease.fencingToken(), outcome.detail());
             case UNKNOWN -> new PaymentAuthorizationOutcomeUnknownEvent(intent.checkoutId(), lease.operationId(),
                     lease.fencingToken(), outcome.detail());
-            case FAILED -> attemptFailed(intent, outcome.detail());
-            case STALE -> stale(intent, outcome.highestAccepted());
+            case FAILED -> reports.attemptFailed(intent, outcome.detail());
+            case STALE -> reports.stale(intent, outcome.highestAccepted());
         };
-        publish(intent, IntentResults.outcomeTag(outcome.status(), outcome.replayed()), result);
+        reports.publish(intent, outcome.status(), outcome.replayed(), result);
     }
 
     @EventHandler
@@ -74,10 +70,10 @@ public class PaymentsWorker {
         LookupResult lookup = payments.lookup(intent.checkoutId(), intent.tenantId(), lease.operationId(),
                 lease.fencingToken(), intent.authorizationOperationId());
         if (lookup.stale()) {
-            publish(intent, "stale", stale(intent, lookup.highestAccepted()));
+            reports.publish(intent, "stale", reports.stale(intent, lookup.highestAccepted()));
             return;
         }
-        publish(intent, IntentResults.outcomeTag(lookup.outcome(), lookup.replayed()),
+        reports.publish(intent, lookup.outcome(), lookup.replayed(),
                 new PaymentLookupAnsweredEvent(intent.checkoutId(), lease.operationId(), lease.fencingToken(),
                         intent.authorizationOperationId(), lookup.outcome(), lookup.providerReference(),
                         lookup.detail()));
@@ -91,10 +87,10 @@ public class PaymentsWorker {
         ActivityResultEvent result = switch (outcome.status()) {
             case DONE -> new PaymentVoidSucceededEvent(intent.checkoutId(), lease.operationId(), lease.fencingToken(),
                     outcome.providerReference());
-            case FAILED -> attemptFailed(intent, outcome.detail());
-            case STALE -> stale(intent, outcome.highestAccepted());
+            case FAILED -> reports.attemptFailed(intent, outcome.detail());
+            case STALE -> reports.stale(intent, outcome.highestAccepted());
         };
-        publish(intent, IntentResults.outcomeTag(outcome.status(), outcome.replayed()), result);
+        reports.publish(intent, outcome.status(), outcome.replayed(), result);
     }
 
     @EventHandler
@@ -105,10 +101,10 @@ public class PaymentsWorker {
         ActivityResultEvent result = switch (outcome.status()) {
             case DONE -> new PaymentRefundSucceededEvent(intent.checkoutId(), lease.operationId(),
                     lease.fencingToken(), outcome.providerReference());
-            case FAILED -> attemptFailed(intent, outcome.detail());
-            case STALE -> stale(intent, outcome.highestAccepted());
+            case FAILED -> reports.attemptFailed(intent, outcome.detail());
+            case STALE -> reports.stale(intent, outcome.highestAccepted());
         };
-        publish(intent, IntentResults.outcomeTag(outcome.status(), outcome.replayed()), result);
+        reports.publish(intent, outcome.status(), outcome.replayed(), result);
     }
 
     /**
@@ -126,20 +122,5 @@ public class PaymentsWorker {
     public void on(PaymentDeclinedEvent decided) {
         payments.recordResolution(decided.operationId(), false, null, "recorded by checkout " + decided.checkoutId()
                 + (decided.reason() == null ? "" : ": " + decided.reason()));
-    }
-
-    private ActivityAttemptFailedEvent attemptFailed(ActivityIntent intent, String detail) {
-        return new ActivityAttemptFailedEvent(intent.checkoutId(), intent.step(), intent.lease().operationId(),
-                intent.lease().fencingToken(), detail);
-    }
-
-    private ActivityResultEvent stale(ActivityIntent intent, FencingToken highest) {
-        metrics.staleRejected(PaymentsResource.OPERATIONS_TABLE);
-        return IntentResults.staleOwner(intent, highest, PaymentsResource.OPERATIONS_TABLE);
-    }
-
-    private void publish(ActivityIntent intent, String outcomeTag, ActivityResultEvent result) {
-        metrics.executed(intent.step(), outcomeTag);
-        events.publish(result);
     }
 }

@@ -1,7 +1,7 @@
 package io.durablecheckout.activities.receipts;
 
 import io.durablecheckout.activities.ActivityMetrics;
-import io.durablecheckout.activities.IntentResults;
+import io.durablecheckout.activities.IntentReports;
 import io.durablecheckout.api.activity.ActivityResultEvent;
 import io.durablecheckout.api.activity.CancellationNoticeDeliverySucceededEvent;
 import io.durablecheckout.api.activity.ReceiptDeliverySucceededEvent;
@@ -10,7 +10,6 @@ import io.durablecheckout.api.checkout.CancellationNoticeRequestedEvent;
 import io.durablecheckout.api.checkout.ReceiptRequestedEvent;
 import io.durablecheckout.api.values.Lease;
 import io.durablecheckout.api.values.Money;
-import io.durablecheckout.api.activity.ActivityAttemptFailedEvent;
 import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
 import io.durablecheckout.api.values.CheckoutId;
 import io.durablecheckout.api.values.LineItem;
@@ -38,18 +37,14 @@ public class ReceiptsWorker {
     public static final String PROCESSING_GROUP = "receipts";
 
     private final ReceiptsResource receipts;
-    private final EventGateway events;
-    private final ActivityMetrics metrics;
+    private final IntentReports reports;
     private final ObjectProvider<EventStore> eventStore;
 
-    /** The lease hold and the pause hook around each intent are
-     * {@link io.durablecheckout.activities.IntentHandling}'s, not the handlers'. */
     @org.springframework.beans.factory.annotation.Autowired
     public ReceiptsWorker(ReceiptsResource receipts, EventGateway events, ActivityMetrics metrics,
                           ObjectProvider<EventStore> eventStore) {
         this.receipts = receipts;
-        this.events = events;
-        this.metrics = metrics;
+        this.reports = new IntentReports(events, metrics, ReceiptsResource.OPERATIONS_TABLE);
         this.eventStore = eventStore;
     }
 
@@ -88,14 +83,11 @@ public class ReceiptsWorker {
         if (outcome.status() == DeliveryOutcome.Status.FAILED) {
             // Final or not, reported as a failed attempt: a refused recipient is answered from the record (nothing is
             // sent again), so the attempts run out quickly and the checkout shows the answer in manual review.
-            result = new ActivityAttemptFailedEvent(intent.checkoutId(), intent.step(), intent.lease().operationId(),
-                    intent.lease().fencingToken(), (outcome.finalFailure() ? "final: " : "") + outcome.detail());
+            result = reports.attemptFailed(intent, (outcome.finalFailure() ? "final: " : "") + outcome.detail());
         } else if (outcome.status() == DeliveryOutcome.Status.STALE) {
-            metrics.staleRejected(ReceiptsResource.OPERATIONS_TABLE);
-            result = IntentResults.staleOwner(intent, outcome.highestAccepted(), ReceiptsResource.OPERATIONS_TABLE);
+            result = reports.stale(intent, outcome.highestAccepted());
         }
-        metrics.executed(intent.step(), IntentResults.outcomeTag(outcome.status(), outcome.replayed()));
-        events.publish(result);
+        reports.publish(intent, outcome.status(), outcome.replayed(), result);
     }
 
     /** The receipt: the order's lines and the amount, as plain text and as HTML. */
