@@ -145,7 +145,8 @@ public final class CheckoutDecider {
         }
         // Late evidence: the owner of the current lease reports after all (e.g. leases kept expiring); what it reports
         // settles the review as any other result would.
-        boolean lateEvidence = Workflow.isLateEvidence(s, run, result.step(), Results.isConclusive(result));
+        boolean lateEvidence = Workflow.isLateEvidence(s.state(), s.blockedStep(), result.step(),
+                run.status() == Status.BLOCKED, Results.isConclusive(result));
         if (!run.inFlight() && !lateEvidence) {
             return; // duplicate delivery of a result already applied
         }
@@ -192,7 +193,8 @@ public final class CheckoutDecider {
         if (s.cancelRequested() || s.isCompensatingOrCancelled()) {
             return; // already being undone: the request is satisfied, acknowledged idempotently
         }
-        boolean compensateNow = Workflow.compensatesOnCancel(s);
+        Run authorization = s.run(Step.AUTHORIZE_PAYMENT);
+        boolean compensateNow = Workflow.compensatesOnCancel(s.state(), authorization != null && authorization.inFlight());
         apply(new CheckoutCancellationRequestedEvent(s.checkoutId(), cmd.reason(), cmd.detail()));
         if (!compensateNow) {
             return; // a step in flight concludes first; the table's cancelling column then compensates
@@ -373,7 +375,7 @@ public final class CheckoutDecider {
 
     /** Another lookup, unless the lookup budget is used up: then an operator decides. */
     private void lookAgain(String lastAnswer, Instant now) {
-        if (Workflow.lookupsUsedUp(s)) {
+        if (Workflow.lookupsUsedUp(s.lookupsUsed(), s.policy())) {
             apply(new ManualReviewRequiredEvent(s.checkoutId(), Step.RECONCILE_PAYMENT,
                     "payment outcome still unknown after " + s.lookupsUsed() + " lookups",
                     "authorization operation " + s.run(Step.AUTHORIZE_PAYMENT).lease().operationId()

@@ -261,12 +261,13 @@ public final class Workflow {
                     + "overrides a recorded one (a dispute instead), and is held as evidence while an operator or a "
                     + "compensation owns the checkout"));
 
-    /** Cancellation while a step runs: whether a cancellation requested now compensates at once. */
-    static boolean compensatesOnCancel(CheckoutFacts facts) {
-        Run authorization = facts.run(AUTHORIZE_PAYMENT);
-        boolean authorizing = facts.state() == CheckoutState.STOCK_RESERVED && authorization != null
-                && authorization.inFlight();
-        return COMPENSATE_ON_CANCEL.containsKey(facts.state()) && !authorizing;
+    /**
+     * Cancellation while a step runs: whether a cancellation requested in {@code state} compensates at once (never
+     * while an authorization is in flight: its outcome compensates through the cancelling column).
+     */
+    static boolean compensatesOnCancel(CheckoutState state, boolean authorizationInFlight) {
+        return COMPENSATE_ON_CANCEL.containsKey(state)
+                && !(state == CheckoutState.STOCK_RESERVED && authorizationInFlight);
     }
 
     /** Attempt budget: {@code failures} attempts of one operation failed or expired. */
@@ -274,15 +275,14 @@ public final class Workflow {
         return failures >= policy.maxAttempts();
     }
 
-    /** Lookup budget: the lookups since the budget started are used up. */
-    static boolean lookupsUsedUp(CheckoutFacts facts) {
-        return facts.lookupsUsed() >= facts.policy().reconciliationMaxLookups();
+    /** Lookup budget: {@code used} lookups since the budget started. */
+    static boolean lookupsUsedUp(int used, WorkflowPolicy policy) {
+        return used >= policy.reconciliationMaxLookups();
     }
 
-    /** Late evidence: the owner of the current lease of the blocked step reports what happened after all. */
-    static boolean isLateEvidence(CheckoutFacts facts, Run run, Step step, boolean conclusive) {
-        return run.status() == Run.Status.BLOCKED && facts.state() == CheckoutState.MANUAL_REVIEW
-                && step == facts.blockedStep() && conclusive;
+    /** Late evidence: a conclusive report from the owner of the current lease of the step blocked in review. */
+    static boolean isLateEvidence(CheckoutState state, Step blockedStep, Step step, boolean blocked, boolean conclusive) {
+        return state == CheckoutState.MANUAL_REVIEW && blocked && step == blockedStep && conclusive;
     }
 
     private static final Map<Step, Row> BY_STEP = new EnumMap<>(Step.class);

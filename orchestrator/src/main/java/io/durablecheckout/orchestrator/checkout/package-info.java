@@ -1,6 +1,6 @@
 /**
- * The Checkout aggregate: the workflow's state machine and the fencing authority, its policy, deadlines and the
- * metadata keys of operator actions. The core: it depends on the {@code api} module only, never on a package above it
- * (no clock, no I/O, no Spring environment; ArchitectureTest).
+ * The checkout core: the decision function ({@code CheckoutDecider}), the immutable facts and their fold
+ * ({@code CheckoutFacts}), the workflow table with its policies ({@code Workflow}) and the thin Axon aggregate around
+ * them ({@code Checkout}). Imports only the api module and Axon; no clock, no random ids, no I/O.
  */
 package io.durablecheckout.orchestrator.checkout;
