@@ -10,10 +10,10 @@ import org.axonframework.messaging.ScopeDescriptor;
 import javax.annotation.Nonnull;
 
 /**
- * A deadline manager for a Checkout run outside the application (replay, recorded scenarios): the Checkout only
+ * A deadline manager for a Checkout run outside the application (the corpus recorder): the Checkout only
  * schedules and cancels by id, so the rest of the interface refuses or does nothing.
  */
-public abstract class ScheduleAndCancelOnly implements DeadlineManager {
+abstract class ScheduleAndCancelOnly implements DeadlineManager {
 
     @Override
     public void cancelAll(@Nonnull String deadlineName) {
