@@ -437,7 +437,6 @@ public final class CheckoutDecider {
     }
 
     private Decision decision() {
-        return events.isEmpty() && cancel.isEmpty() && schedule.isEmpty() ? Decision.NOTHING
-                : new Decision(events, cancel, schedule);
+        return new Decision(events, cancel, schedule);
     }
 }

@@ -35,7 +35,6 @@ import java.util.Collections;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Objects;
 import java.util.function.UnaryOperator;
 
 /**
@@ -208,10 +207,6 @@ public final class CheckoutFacts {
         return cancelDetail;
     }
 
-    boolean receiptSent() {
-        return receiptSent;
-    }
-
     int scheduledLookup() {
         return scheduledLookup;
     }
@@ -295,22 +290,6 @@ public final class CheckoutFacts {
         c.disputeOpen = disputeOpen;
         c.heldNotifications = heldNotifications;
         return c;
-    }
-
-    @Override
-    public boolean equals(Object o) {
-        return o instanceof CheckoutFacts f && Objects.equals(checkoutId, f.checkoutId) && Objects.equals(order, f.order)
-                && Objects.equals(policy, f.policy) && state == f.state && runs.equals(f.runs)
-                && cancelRequested == f.cancelRequested && cancelReason == f.cancelReason
-                && Objects.equals(cancelDetail, f.cancelDetail) && receiptSent == f.receiptSent
-                && scheduledLookup == f.scheduledLookup && lookupBudgetStart == f.lookupBudgetStart
-                && blockedStep == f.blockedStep && paymentOutcome == f.paymentOutcome && disputeOpen == f.disputeOpen
-                && heldNotifications.equals(f.heldNotifications);
-    }
-
-    @Override
-    public int hashCode() {
-        return Objects.hash(checkoutId, state, runs, scheduledLookup, paymentOutcome);
     }
 
     @Override

@@ -67,17 +67,5 @@ public record Decision(List<CheckoutEvent> events, List<Timer> cancel, List<Time
             }
             return null;
         }
-
-        /** The timer a deadline's payload came from (with its due time). */
-        public static Timer of(Object payload, Instant due) {
-            if (payload instanceof Deadlines.LeaseExpiry p) {
-                return leaseExpiry(p.step(), p.fencingToken(), due);
-            } else if (payload instanceof Deadlines.RetryDue p) {
-                return retry(p.step(), p.failedToken(), due);
-            } else if (payload instanceof Deadlines.ReconciliationDue p) {
-                return lookup(p.lookupNumber(), due);
-            }
-            throw new IllegalArgumentException("not a checkout timer: " + payload);
-        }
     }
 }

@@ -189,6 +189,29 @@ class CheckoutAggregateTest {
                     .expectNoScheduledDeadlines();
         }
 
+        /** The shell cancels a renewed lease's timer, and a deferred one's, through the handle its event carries. */
+        @Test
+        void a_result_cancels_the_timer_of_a_renewed_lease() {
+            fixture.givenCurrentTime(T0)
+                    .andGivenCommands(start(), new io.durablecheckout.api.command.RenewLeaseCommand(ID,
+                            new io.durablecheckout.api.activity.ActivityHeartbeatEvent(ID, Step.RESERVE_STOCK,
+                                    op(Step.RESERVE_STOCK), token(1)), T0.plusSeconds(5)))
+                    .when(record(stockReservationSucceeded(1), T0.plusSeconds(6)))
+                    .expectNoScheduledDeadline(T0.plusSeconds(5).plus(LEASE), new LeaseExpiry(Step.RESERVE_STOCK, token(1)))
+                    .expectNoScheduledDeadline(T0.plus(LEASE), new LeaseExpiry(Step.RESERVE_STOCK, token(1)));
+        }
+
+        /** A deferral moves the lease: its event names the timer whose handle the shell keeps. */
+        @Test
+        void a_deferred_lease_event_names_its_timer() {
+            Lease waiting = new Lease(op(Step.RESERVE_STOCK), 1, token(1), T0.plusSeconds(40));
+            assertThat(Decision.Timer.ofLease(new io.durablecheckout.api.checkout.ActivityLeaseDeferredEvent(ID,
+                    Step.RESERVE_STOCK, waiting)))
+                    .isEqualTo(new Decision.Timer(Deadlines.LEASE_EXPIRED, Step.RESERVE_STOCK, token(1), 0,
+                            T0.plusSeconds(40)));
+            assertThat(Decision.Timer.ofLease(new CheckoutCompletedEvent(ID))).isNull();
+        }
+
         @Test
         void a_completed_checkout_leaves_no_deadline_behind() {
             fixture.givenCurrentTime(T0)
