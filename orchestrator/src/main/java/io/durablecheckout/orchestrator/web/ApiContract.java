@@ -40,6 +40,7 @@ public class ApiContract implements OpenApiCustomizer {
             Map.entry("POST /api/v1/operator/checkouts/{checkoutId}/retry", "202"),
             Map.entry("POST /api/v1/operator/checkouts/{checkoutId}/cancel", "202"),
             Map.entry("POST /api/v1/payment-callbacks", "202"),
+            Map.entry("POST /api/v1/payment-callbacks/stripe", "202"),
             Map.entry("POST /api/v1/admin/tenants", "201"),
             Map.entry("POST /api/v1/admin/tenants/{tenantId}/keys", "201"),
             Map.entry("POST /api/v1/admin/keys/{keyId}/rotate", "201"));
@@ -139,7 +140,7 @@ public class ApiContract implements OpenApiCustomizer {
         ApiResponses declared = new ApiResponses();
         ordered.forEach(declared::addApiResponse);
         operation.setResponses(declared);
-        if (method == PathItem.HttpMethod.POST && path.equals("/api/v1/payment-callbacks")) {
+        if (method == PathItem.HttpMethod.POST && path.startsWith("/api/v1/payment-callbacks")) {
             operation.setRequestBody(new RequestBody().required(true).content(new Content().addMediaType(
                     "application/json", new MediaType().schema(new ObjectSchema().description(
                             "The provider's notification, signed as Standard Webhooks (webhook-id, webhook-timestamp, "
