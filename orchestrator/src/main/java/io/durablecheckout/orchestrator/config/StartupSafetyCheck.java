@@ -1,6 +1,7 @@
 package io.durablecheckout.orchestrator.config;
 
 import io.durablecheckout.activities.payments.WebhookSecret;
+import io.durablecheckout.activities.payments.stripe.StripeConfiguration;
 import io.durablecheckout.activities.privacy.DataKeyStore;
 import io.durablecheckout.activities.receipts.MailTransportConfiguration;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
@@ -71,8 +72,20 @@ public class StartupSafetyCheck implements BeanFactoryPostProcessor, Environment
         } else if (receipts && !"sink".equals(transport)) {
             problems.add(MailTransportConfiguration.TRANSPORT + " is '" + transport + "': use smtp, or sink (the demo)");
         }
+        boolean payments = flag(env, "checkout.activities.enabled", true)
+                && flag(env, "checkout.activities.payments.enabled", true);
+        boolean stripe = "stripe".equals(env.getProperty(StripeConfiguration.PROVIDER, "http"));
+        if (payments && stripe && env.getProperty(StripeConfiguration.API_KEY, "").isBlank()) {
+            problems.add(StripeConfiguration.API_KEY + " (CHECKOUT_PAYMENTS_STRIPE_API_KEY) is not set: the Stripe secret "
+                    + "key the payments service calls Stripe with (" + StripeConfiguration.PROVIDER + "=stripe)");
+        }
         if (env.getProperty("spring.datasource.url", "").isBlank()) {
             return problems; // the embedded demo
+        }
+        if (stripe && flag(env, "checkout.orchestrator.enabled", true)
+                && env.getProperty(StripeConfiguration.WEBHOOK_SECRET, "").isBlank()) {
+            problems.add(StripeConfiguration.WEBHOOK_SECRET + " (CHECKOUT_PAYMENTS_STRIPE_WEBHOOK_SECRET) is not set: "
+                    + "the endpoint secret (whsec_…) Stripe signs its webhooks with (Stripe-Signature)");
         }
         if (receipts && "sink".equals(transport) && flag(env, "checkout.mail.sink.enabled", true)
                 && !flag(env, MAIL_SINK_OPT_IN, false)) {
@@ -91,7 +104,7 @@ public class StartupSafetyCheck implements BeanFactoryPostProcessor, Environment
             problems.add(WebhookSecret.PROPERTY + " (CHECKOUT_PAYMENTS_WEBHOOK_SECRET) is not set: the shared secret "
                     + "that signs payment provider notifications (at least " + WebhookSecret.MIN_LENGTH + " random characters)");
         }
-        if (activities && env.getProperty("checkout.payments.provider-url", "").isBlank()
+        if (activities && !stripe && env.getProperty("checkout.payments.provider-url", "").isBlank()
                 && !(simulator && flag(env, SIMULATOR_OPT_IN, false))) {
             problems.add("checkout.payments.provider-url (CHECKOUT_PAYMENTS_PROVIDER_URL) is not set: the payment "
                     + "provider's base URL (blank would mean the built-in simulator)");

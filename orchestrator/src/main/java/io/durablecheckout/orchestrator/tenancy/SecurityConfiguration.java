@@ -84,7 +84,8 @@ public class SecurityConfiguration {
                                 "forbidden", "Forbidden", "This API key's roles do not allow this call",
                                 request.getRequestURI())))
                 .authorizeHttpRequests(a -> a
-                        .requestMatchers(HttpMethod.POST, "/api/v1/payment-callbacks").permitAll()
+                        .requestMatchers(HttpMethod.POST, "/api/v1/payment-callbacks",
+                                "/api/v1/payment-callbacks/stripe").permitAll()
                         .requestMatchers("/api/v1/admin/**").hasRole(ADMIN.name())
                         .requestMatchers(HttpMethod.GET, "/api/v1/operator/**").hasRole(OPERATOR_READ.name())
                         .requestMatchers("/api/v1/operator/**").hasRole(OPERATOR_REPAIR.name())

@@ -65,23 +65,40 @@ public class PaymentCallbackController {
     private final JdbcTemplate jdbc;
     private final TransactionTemplate transactions;
     private final Clock clock;
-    private final NotificationSignatures signatures;
+    private final Map<String, NotificationSignatures> schemes;
     private final Duration tolerance;
 
     public PaymentCallbackController(CommandGateway commands, EventStore eventStore, JdbcTemplate jdbc,
-                                     TransactionTemplate transactions, Clock clock, NotificationSignatures signatures,
-                                     WebhookProperties properties) {
+                                     TransactionTemplate transactions, Clock clock,
+                                     List<NotificationSignatures> signatures, WebhookProperties properties) {
         this.commands = commands;
         this.eventStore = eventStore;
         this.jdbc = jdbc;
         this.transactions = transactions;
         this.clock = clock;
-        this.signatures = signatures;
+        this.schemes = signatures.stream().collect(java.util.stream.Collectors.toMap(
+                NotificationSignatures::scheme, v -> v));
         this.tolerance = properties.webhookTolerance();
     }
 
+    /** The generic HTTP provider's notifications (Standard Webhooks). */
     @PostMapping(PATH)
     public ResponseEntity<Map<String, String>> receive(HttpServletRequest request) throws IOException {
+        return receive(NotificationSignatures.STANDARD_WEBHOOKS, request);
+    }
+
+    /** Stripe's webhooks ({@code Stripe-Signature}); 404 unless a Stripe webhook secret is configured. */
+    @PostMapping(PATH + "/stripe")
+    public ResponseEntity<Map<String, String>> receiveStripe(HttpServletRequest request) throws IOException {
+        return receive(NotificationSignatures.STRIPE, request);
+    }
+
+    private ResponseEntity<Map<String, String>> receive(String scheme, HttpServletRequest request) throws IOException {
+        NotificationSignatures signatures = schemes.get(scheme);
+        if (signatures == null) {
+            throw new ApiProblemException(HttpStatus.NOT_FOUND, "not-found", "No such endpoint",
+                    "Notifications of this provider are not configured here");
+        }
         if (request.getContentLengthLong() > MAX_BODY_BYTES) {
             throw tooLarge();
         }
@@ -104,7 +121,11 @@ public class PaymentCallbackController {
                     "The notification was signed " + (age >= 0 ? age + " s ago" : -age + " s in the future")
                             + "; accepted: within " + tolerance.toSeconds() + " s either way");
         }
-        Notification n = parse(body);
+        if (signed.notification() == null) {
+            // verified, but an event this product does not read (Stripe sends many kinds)
+            return ResponseEntity.accepted().body(Map.of("notificationId", signed.notificationId(), "result", "ignored"));
+        }
+        Notification n = parse(signed.notification());
         if (!n.eventId().equals(signed.notificationId())) {
             throw new ApiProblemException(HttpStatus.BAD_REQUEST, "invalid-request", "Invalid notification",
                     "The signed notification id is not the body's eventId", List.of("eventId: the signed id"));

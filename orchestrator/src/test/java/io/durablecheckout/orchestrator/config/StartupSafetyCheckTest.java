@@ -37,6 +37,17 @@ class StartupSafetyCheckTest {
     }
 
     @Test
+    void stripeWithoutItsKeyOrWebhookSecretIsRefusedNamingThem() {
+        MockEnvironment env = production().withProperty("checkout.payments.provider", "stripe")
+                .withProperty(StartupSafetyCheck.MAIL_SINK_OPT_IN, "true");
+        assertThat(StartupSafetyCheck.problems(env))
+                .anyMatch(p -> p.startsWith("checkout.payments.stripe.api-key (CHECKOUT_PAYMENTS_STRIPE_API_KEY) is not set"))
+                .anyMatch(p -> p.startsWith("checkout.payments.stripe.webhook-secret"));
+        assertThat(StartupSafetyCheck.problems(env.withProperty("checkout.payments.stripe.api-key", "sk_live_x")
+                .withProperty("checkout.payments.stripe.webhook-secret", "whsec_x"))).isEmpty();
+    }
+
+    @Test
     void theDemoMailSinkOnAConfiguredDatabaseNeedsAnOptIn() {
         assertThat(StartupSafetyCheck.problems(production())).singleElement().asString()
                 .startsWith("checkout.mail.transport is sink");

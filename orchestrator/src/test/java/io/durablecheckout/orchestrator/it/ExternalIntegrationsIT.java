@@ -1,5 +1,7 @@
 package io.durablecheckout.orchestrator.it;
 
+import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import com.icegreen.greenmail.util.GreenMail;
 import com.icegreen.greenmail.util.GreenMailUtil;
 import com.icegreen.greenmail.util.ServerSetupTest;
@@ -18,12 +20,20 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.anyRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.post;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The product at its edges, one node in this JVM on its own PostgreSQL: receipts over SMTP to a real SMTP server
- * (GreenMail, behind a front that refuses the mailbox {@code refused@…} with a 550 as a real server would).
+ * The product at its edges, one node in this JVM on its own PostgreSQL: payments through the Stripe adapter and the
+ * real SDK against a stub of Stripe's API (WireMock), receipts over SMTP to a real SMTP server (GreenMail, behind a
+ * front that refuses the mailbox {@code refused@…} with a 550 as a real server would). Effects are counted where they
+ * arrive: PaymentIntents created per operation at the stub, messages per operation at the SMTP server.
  */
 class ExternalIntegrationsIT {
 
@@ -33,6 +43,8 @@ class ExternalIntegrationsIT {
     static JdbcTemplate db;
     static RefusingSmtpRelay smtp;
     static InProcessNode node;
+    static final WireMockServer stripe = new WireMockServer(wireMockConfig().dynamicPort().bindAddress("127.0.0.1")
+            .globalTemplating(true));
     static HttpApi api;
 
     @BeforeAll
@@ -45,9 +57,21 @@ class ExternalIntegrationsIT {
         db = new JdbcTemplate(ds);
         greenMail.start();
         smtp = new RefusingSmtpRelay(greenMail.getSmtp().getPort());
+        stripe.start();
+        // Stripe's answers, in its shapes: an intent created for manual capture, then authorized when confirmed
+        stripe.stubFor(post(urlPathEqualTo("/v1/payment_intents")).willReturn(aResponse().withStatus(200)
+                .withHeader("Content-Type", "application/json").withBody(intent(
+                        "pi_{{randomValue length=20 type='ALPHANUMERIC'}}", "requires_confirmation"))));
+        stripe.stubFor(post(urlPathMatching("/v1/payment_intents/pi_[A-Za-z0-9]+/confirm")).willReturn(aResponse()
+                .withStatus(200).withHeader("Content-Type", "application/json")
+                .withBody(intent("{{request.pathSegments.[2]}}", "requires_capture"))));
         node = InProcessNode.start("edges", postgres.jdbcUrl(), null, List.of(
                 "checkout.mail.transport=smtp", "spring.mail.host=127.0.0.1", "spring.mail.port=" + smtp.port(),
                 "checkout.mail.from=receipts@shop.example",
+                "checkout.payments.provider=stripe", "checkout.payments.stripe.api-key=sk_test_stub",
+                "checkout.payments.stripe.webhook-secret=whsec_edges_it_endpoint_secret_000",
+                "checkout.payments.stripe.api-base=http://127.0.0.1:" + stripe.port(),
+                "checkout.payments.request-timeout=10s",
                 "checkout.workflow.max-attempts=3", "checkout.workflow.retry-initial-delay=200ms",
                 "checkout.demo.sku-count=5"));
         api = new HttpApi(node.port());
@@ -57,6 +81,7 @@ class ExternalIntegrationsIT {
     static void stop() throws Exception {
         if (node != null) node.close();
         if (smtp != null) smtp.close();
+        stripe.stop();
         greenMail.stop();
         if (postgres != null) postgres.close();
     }
@@ -74,6 +99,27 @@ class ExternalIntegrationsIT {
         assertThat(GreenMailUtil.getBody(receipt)).contains("SKU-0001").contains("10.00 EUR");
         // nothing recorded at the demo sink: the transport chosen by property replaced it
         assertThat(count("SELECT count(*) FROM mail_sink_messages")).isZero();
+        // paid through Stripe: one PaymentIntent created for the operation (its idempotency key), one confirm, and the
+        // simulator never called
+        List<LoggedRequest> creates = stripe.findAll(anyRequestedFor(urlPathEqualTo("/v1/payment_intents"))).stream()
+                .filter(r -> (id + "/authorize-payment:create").equals(r.getHeader("Idempotency-Key"))).toList();
+        assertThat(creates).hasSize(1);
+        assertThat(creates.get(0).getBodyAsString()).contains("capture_method=manual").contains("amount=1000");
+        assertThat(stripe.findAll(anyRequestedFor(urlPathMatching("/v1/payment_intents/.*/confirm"))).stream()
+                .filter(r -> (id + "/authorize-payment:confirm").equals(r.getHeader("Idempotency-Key")))).hasSize(1);
+        String intentId = db.queryForObject("SELECT intent_id FROM stripe_payment_intents WHERE operation_id = ?",
+                String.class, id + "/authorize-payment");
+        assertThat(api.get("/api/v1/checkouts/" + id).json().path("providerReference").asText()).isEqualTo(intentId);
+        assertThat(count("SELECT count(*) FROM simulator_calls")).isZero();
+    }
+
+    private static String intent(String id, String status) {
+        return "{\"id\":\"" + id + "\",\"object\":\"payment_intent\",\"amount\":1000,\"amount_capturable\":"
+                + ("requires_capture".equals(status) ? 1000 : 0) + ",\"amount_received\":0,\"capture_method\":\"manual\","
+                + "\"confirmation_method\":\"automatic\",\"created\":1764720000,\"currency\":\"eur\","
+                + "\"last_payment_error\":null,\"latest_charge\":null,\"livemode\":false,\"metadata\":{},"
+                + "\"next_action\":null,\"payment_method\":\"pm_card_visa\",\"payment_method_types\":[\"card\"],"
+                + "\"status\":\"" + status + "\"}";
     }
 
     @Test
@@ -98,7 +144,7 @@ class ExternalIntegrationsIT {
     }
 
     private static String startCheckout(String email) {
-        String body = HttpApi.checkoutBody("SKU-0001", 1, 1000, "tok_approve").replace("a@example.com", email);
+        String body = HttpApi.checkoutBody("SKU-0001", 1, 1000, "pm_card_visa").replace("a@example.com", email);
         HttpApi.Response r = api.startCheckout("edges-" + UUID.randomUUID(), body);
         assertThat(r.status()).as(r.body()).isEqualTo(202);
         return r.json().get("checkoutId").asText();

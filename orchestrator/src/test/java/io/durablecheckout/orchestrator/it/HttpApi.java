@@ -12,7 +12,10 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.Map;
 
-/** A real HTTP client for the product's API, as a user would call it. */
+/**
+ * A real HTTP client for the product's API, as a user would call it. Every exchange with {@code /api/**} is checked
+ * against the served OpenAPI document ({@link ApiContractValidator}): the contract test of every HTTP IT.
+ */
 public final class HttpApi {
 
     public static final String DEMO_KEY = "demo-api-key";
@@ -68,7 +71,12 @@ public final class HttpApi {
         }
         try {
             HttpResponse<String> r = client.send(b.build(), HttpResponse.BodyHandlers.ofString());
-            return new Response(r.statusCode(), r.headers().map(), r.body());
+            Response response = new Response(r.statusCode(), r.headers().map(), r.body());
+            Map<String, String> sent = new java.util.LinkedHashMap<>(headers);
+            if (apiKey != null) sent.put("Authorization", "Bearer " + apiKey);
+            if (body != null) sent.putIfAbsent("Content-Type", "application/json");
+            ApiContractValidator.check(base, method, path, sent, body, response);
+            return response;
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         } catch (InterruptedException e) {

@@ -36,9 +36,14 @@ import java.nio.file.Path;
                 // The other tests send thousands of wrong keys and sign-ins on purpose, all from here; the throttle's
                 // own test (FailedAuthenticationIT) comes from other addresses, with the product's defaults.
                 "checkout.security.failed-authentication.exempt-sources=127.0.0.1,::1",
+                // Stripe's webhook endpoint on too (WebhookSecurityIT); the payments still go to the simulator
+                "checkout.payments.stripe.webhook-secret=" + IntegrationTestBase.STRIPE_WEBHOOK_SECRET,
         })
 @Import(HeldWorkers.Config.class)
 public abstract class IntegrationTestBase {
+
+    /** A test value, not a secret of anyone's. */
+    public static final String STRIPE_WEBHOOK_SECRET = "whsec_it_stripe_endpoint_0123456789abcdef";
 
     private static final Path DATA_DIR = createDataDir();
 

@@ -138,6 +138,35 @@ class WebhookSecurityIT extends IntegrationTestBase {
     }
 
     @Test
+    void stripesWebhookSignedWithTheSdkSettlesTheUnknownPaymentAForgedOrReplayedOneIsRefused() throws Exception {
+        String id = unknownPaymentCheckout();
+        String event = "{\"id\":\"evt_" + UUID.randomUUID().toString().replace("-", "") + "\",\"object\":\"event\","
+                + "\"api_version\":\"2025-09-30.clover\",\"created\":1764720000,\"livemode\":false,"
+                + "\"pending_webhooks\":1,\"request\":{\"id\":null,\"idempotency_key\":null},"
+                + "\"type\":\"payment_intent.amount_capturable_updated\",\"data\":{\"object\":{\"id\":\"pi_it1\","
+                + "\"object\":\"payment_intent\",\"amount\":2500,\"amount_capturable\":2500,\"currency\":\"eur\","
+                + "\"capture_method\":\"manual\",\"status\":\"requires_capture\",\"metadata\":{\"operation_id\":\""
+                + id + "/authorize-payment\",\"tenant_id\":\"demo\"}}}}";
+        long now = System.currentTimeMillis() / 1000;
+        String forged = com.stripe.net.Webhook.Signature.generateSignatureHeader(event, "whsec_not_ours_0000000000000", now);
+        assertThat(sendTo("/stripe", event, Map.of("Stripe-Signature", forged)).status()).isEqualTo(401);
+        assertThat(notificationRows(id)).isZero();
+
+        String signed = com.stripe.net.Webhook.Signature.generateSignatureHeader(event, STRIPE_WEBHOOK_SECRET, now);
+        HttpApi.Response accepted = sendTo("/stripe", event, Map.of("Stripe-Signature", signed));
+        assertThat(accepted.status()).as(accepted.body()).isEqualTo(202);
+        assertThat(accepted.json().get("result").asText()).isEqualTo("delivered");
+        await().atMost(Duration.ofSeconds(10)).until(() -> authorizedEvents(id) == 1);
+        assertThat(count("SELECT count(*) FROM provider_notifications WHERE checkout_id = ? AND provider_reference = 'pi_it1'",
+                id)).isEqualTo(1);
+
+        HttpApi.Response replayed = sendTo("/stripe", event, Map.of("Stripe-Signature", signed));
+        assertThat(replayed.status()).isEqualTo(409);
+        assertThat(replayed.json().get("type").asText()).endsWith("replayed-notification");
+        assertThat(authorizedEvents(id)).isEqualTo(1);
+    }
+
+    @Test
     void anOversizeNotificationIsRefusedBeforeItsSignatureIsLookedAt() throws Exception {
         String huge = "{\"pad\":\"" + "x".repeat(64 * 1024) + "\"}";
         long now = System.currentTimeMillis() / 1000;
@@ -188,7 +217,12 @@ class WebhookSecurityIT extends IntegrationTestBase {
     }
 
     private HttpApi.Response send(String body, Map<String, String> headers) throws Exception {
-        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/api/v1/payment-callbacks"))
+        return sendTo("", body, headers);
+    }
+
+    private HttpApi.Response sendTo(String suffix, String body, Map<String, String> headers) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/api/v1/payment-callbacks"
+                        + suffix))
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body));
         headers.forEach(b::header);
