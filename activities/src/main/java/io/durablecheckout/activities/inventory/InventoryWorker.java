@@ -44,6 +44,10 @@ public class InventoryWorker {
         this.inventory = inventory;
         this.events = events;
         this.metrics = metrics;
+        metrics.expect(Step.RESERVE_STOCK, ReservationOutcome.Status.values(),
+                InventoryResource.OPERATIONS_TABLE);
+        metrics.expect(Step.RELEASE_STOCK, ReleaseOutcome.Status.values(),
+                InventoryResource.OPERATIONS_TABLE);
     }
 
     @EventHandler

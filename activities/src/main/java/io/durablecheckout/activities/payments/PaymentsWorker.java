@@ -1,5 +1,7 @@
 package io.durablecheckout.activities.payments;
 
+import java.util.List;
+import io.durablecheckout.api.values.Step;
 import io.durablecheckout.activities.ActivityMetrics;
 import io.durablecheckout.activities.IntentResults;
 import io.durablecheckout.api.activity.ActivityAttemptFailedEvent;
@@ -48,6 +50,14 @@ public class PaymentsWorker {
         this.payments = payments;
         this.events = events;
         this.metrics = metrics;
+        metrics.expect(Step.AUTHORIZE_PAYMENT, AuthorizationOutcome.Status.values(),
+                PaymentsResource.OPERATIONS_TABLE);
+        metrics.expect(Step.RECONCILE_PAYMENT,
+                io.durablecheckout.api.activity.PaymentLookupOutcome.values(), PaymentsResource.OPERATIONS_TABLE);
+        for (Step step : List.of(Step.VOID_PAYMENT,
+                Step.REFUND_PAYMENT)) {
+            metrics.expect(step, CompensationOutcome.Status.values(), PaymentsResource.OPERATIONS_TABLE);
+        }
     }
 
     @EventHandler

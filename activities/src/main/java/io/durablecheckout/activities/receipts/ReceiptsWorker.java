@@ -1,5 +1,7 @@
 package io.durablecheckout.activities.receipts;
 
+import java.util.List;
+import io.durablecheckout.api.values.Step;
 import io.durablecheckout.activities.ActivityMetrics;
 import io.durablecheckout.activities.IntentResults;
 import io.durablecheckout.api.activity.ActivityResultEvent;
@@ -37,6 +39,10 @@ public class ReceiptsWorker {
         this.receipts = receipts;
         this.events = events;
         this.metrics = metrics;
+        for (Step step : List.of(Step.SEND_RECEIPT,
+                Step.SEND_CANCELLATION_NOTICE)) {
+            metrics.expect(step, DeliveryOutcome.Status.values(), ReceiptsResource.OPERATIONS_TABLE);
+        }
     }
 
     @EventHandler
