@@ -1,6 +1,5 @@
 package io.durablecheckout.orchestrator.replay;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
 import io.durablecheckout.api.command.CheckoutCommand;
@@ -259,8 +258,8 @@ public final class CheckoutReplayer {
             }
         }
         if (!JsonDiff.sameValues(recordedDeadlines, producedDeadlines)) {
-            JsonNode rd = RecordedInputs.MAPPER.valueToTree(recordedDeadlines);
-            JsonNode pd = RecordedInputs.MAPPER.valueToTree(producedDeadlines);
+            JsonNode rd = PlainShapes.tree(recordedDeadlines);
+            JsonNode pd = PlainShapes.tree(producedDeadlines);
             long last = recorded.get(recorded.size() - 1).sequence();
             return new Divergence(last, number, input, "deadlines", rd.toString(), pd.toString(),
                     JsonDiff.diff(rd, pd), after(history, last), List.of());
@@ -319,7 +318,7 @@ public final class CheckoutReplayer {
     }
 
     private static JsonNode tree(Object value) {
-        return RecordedInputs.MAPPER.valueToTree(value);
+        return PlainShapes.tree(value); // the printed dialect: the differences read as the API shows the events
     }
 
     private static String describe(Object value) {
@@ -327,8 +326,8 @@ public final class CheckoutReplayer {
             return "(none)";
         }
         try {
-            return value.getClass().getSimpleName() + " " + RecordedInputs.MAPPER.writeValueAsString(value);
-        } catch (JsonProcessingException e) {
+            return value.getClass().getSimpleName() + " " + PlainShapes.json(value);
+        } catch (IllegalArgumentException e) {
             return value.toString();
         }
     }

@@ -1,29 +1,41 @@
 package io.durablecheckout.orchestrator.replay;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import io.durablecheckout.orchestrator.serialization.AxonJson;
+import io.durablecheckout.orchestrator.serialization.ProductJson;
 
 import java.util.Iterator;
 import java.util.Map;
 
 /**
- * Events and recorded inputs in the API's own plain shapes: a value object stored as {@code {"value": x}} (ids,
- * tokens, SKUs) is shown as {@code x}. Presentation only; the store keeps its own shape.
+ * Events and recorded inputs in the product's one printed dialect ({@link ProductJson}): a value object stored as
+ * {@code {"value": x}} (ids, tokens, SKUs) is shown as {@code x}, a duration as ISO-8601. Presentation only; the
+ * store keeps its own shape. (Maps read from stored metadata still hold the stored shape: flattened here.)
  */
 public final class PlainShapes {
+
+    private static final ObjectMapper PRINTED = ProductJson.configure(ReplayTypes.guarded(AxonJson.objectMapper()));
 
     private PlainShapes() {
     }
 
     /** {@code value} as plain JSON-compatible maps, lists and scalars. */
     public static Object of(Object value) {
-        return RecordedInputs.MAPPER.convertValue(tree(value), Object.class);
+        return PRINTED.convertValue(tree(value), Object.class);
+    }
+
+    /** {@code value} as one line of plain JSON. */
+    public static String json(Object value) {
+        return tree(value).toString();
     }
 
     /** {@code value} as a plain JSON tree. */
     public static JsonNode tree(Object value) {
-        return flatten(RecordedInputs.MAPPER.valueToTree(value));
+        return flatten(PRINTED.valueToTree(value));
     }
 
     private static JsonNode flatten(JsonNode node) {
