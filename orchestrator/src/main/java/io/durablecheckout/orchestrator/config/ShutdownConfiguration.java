@@ -6,6 +6,8 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanFactoryPostProcessor;
 import org.springframework.beans.factory.support.AbstractBeanDefinition;
+import org.springframework.boot.availability.AvailabilityChangeEvent;
+import org.springframework.boot.availability.ReadinessState;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.ApplicationListener;
@@ -78,6 +80,15 @@ public class ShutdownConfiguration {
                 }
             }
         };
+    }
+
+    /**
+     * Step 1, first of all: readiness down (OUT_OF_SERVICE at /actuator/health/readiness), so a load balancer or
+     * Kubernetes stops sending before anything else stops. (Boot's web context does this too; here it is certain.)
+     */
+    @Bean
+    ApplicationListener<ContextClosedEvent> readinessDownOnStop() {
+        return event -> AvailabilityChangeEvent.publish(event.getApplicationContext(), ReadinessState.REFUSING_TRAFFIC);
     }
 
     /**
