@@ -3,22 +3,27 @@ package io.durablecheckout.orchestrator.serialization;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.databind.BeanDescription;
+import com.fasterxml.jackson.databind.DeserializationConfig;
 import com.fasterxml.jackson.databind.DeserializationContext;
+import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonDeserializer;
 import com.fasterxml.jackson.databind.JsonSerializer;
+import com.fasterxml.jackson.databind.SerializationConfig;
 import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.module.SimpleDeserializers;
 import com.fasterxml.jackson.databind.module.SimpleModule;
-import io.durablecheckout.api.values.CheckoutId;
-import io.durablecheckout.api.values.FencingToken;
-import io.durablecheckout.api.values.OperationId;
-import io.durablecheckout.api.values.Sku;
-import io.durablecheckout.api.values.TenantId;
+import com.fasterxml.jackson.databind.module.SimpleSerializers;
 
 import java.io.IOException;
-import java.util.function.Function;
+import java.lang.reflect.Constructor;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.RecordComponent;
 
 /**
- * The single-value records of {@code api.values} (ids, SKUs, fencing tokens) in JSON.
+ * The single-value records of the published language (ids, SKUs, fencing tokens: records of {@link #VALUES} with one
+ * {@code String} or {@code long} component) in JSON. Found by their shape, so this package knows none of them.
  * <ul>
  *   <li>{@link #readers()}: read from either shape, the plain value ({@code "co_1"}, {@code 3}: what the product
  *   prints) or the stored object ({@code {"value": "co_1"}}: what the event store holds, unchanged), so a bundle
@@ -28,62 +33,72 @@ import java.util.function.Function;
  */
 public final class ValueObjects {
 
+    /** The package of the value objects (api.values). */
+    static final String VALUES = "io.durablecheckout.api.values";
+
     private ValueObjects() {
     }
 
     public static SimpleModule readers() {
         SimpleModule module = new SimpleModule("value-objects-read-either-shape");
-        module.addDeserializer(CheckoutId.class, text(CheckoutId.class, CheckoutId::new));
-        module.addDeserializer(TenantId.class, text(TenantId.class, TenantId::new));
-        module.addDeserializer(OperationId.class, text(OperationId.class, OperationId::new));
-        module.addDeserializer(Sku.class, text(Sku.class, Sku::new));
-        module.addDeserializer(FencingToken.class, new Either<>(FencingToken.class, in -> new FencingToken(
-                in.currentToken() == JsonToken.VALUE_NUMBER_INT ? longValue(in) : Long.parseLong(text(in)))));
-        return module;
-    }
-
-    public static SimpleModule scalars() {
-        SimpleModule module = new SimpleModule("value-objects-as-plain-values");
-        module.addSerializer(CheckoutId.class, string(CheckoutId::value));
-        module.addSerializer(TenantId.class, string(TenantId::value));
-        module.addSerializer(OperationId.class, string(OperationId::value));
-        module.addSerializer(Sku.class, string(Sku::value));
-        module.addSerializer(FencingToken.class, new JsonSerializer<>() {
+        module.setDeserializers(new SimpleDeserializers() {
             @Override
-            public void serialize(FencingToken token, JsonGenerator out, SerializerProvider provider) throws IOException {
-                out.writeNumber(token.value());
+            public JsonDeserializer<?> findBeanDeserializer(JavaType type, DeserializationConfig config,
+                                                            BeanDescription description) {
+                RecordComponent value = valueComponent(type.getRawClass());
+                return value == null ? null : new Either<>(type.getRawClass(), value);
             }
         });
         return module;
     }
 
-    private static <T> Either<T> text(Class<T> type, Function<String, T> constructor) {
-        return new Either<>(type, in -> constructor.apply(text(in)));
-    }
-
-    private static String text(JsonParser in) {
-        try {
-            return in.getValueAsString();
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
-
-    private static long longValue(JsonParser in) {
-        try {
-            return in.getLongValue();
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
-
-    private static <T> JsonSerializer<T> string(Function<T, String> value) {
-        return new JsonSerializer<>() {
+    public static SimpleModule scalars() {
+        SimpleModule module = new SimpleModule("value-objects-as-plain-values");
+        module.setSerializers(new SimpleSerializers() {
             @Override
-            public void serialize(T object, JsonGenerator out, SerializerProvider provider) throws IOException {
-                out.writeString(value.apply(object));
+            public JsonSerializer<?> findSerializer(SerializationConfig config, JavaType type,
+                                                    BeanDescription description) {
+                RecordComponent value = valueComponent(type.getRawClass());
+                return value == null ? null : new Plain(value.getAccessor());
             }
-        };
+        });
+        return module;
+    }
+
+    /** The one component of a value object of {@link #VALUES}, or null for any other type. */
+    static RecordComponent valueComponent(Class<?> type) {
+        if (!type.isRecord() || !VALUES.equals(type.getPackageName())) {
+            return null;
+        }
+        RecordComponent[] components = type.getRecordComponents();
+        if (components.length != 1 || !components[0].getName().equals("value")) {
+            return null;
+        }
+        Class<?> t = components[0].getType();
+        return t == String.class || t == long.class ? components[0] : null;
+    }
+
+    private static final class Plain extends JsonSerializer<Object> {
+        private final Method accessor;
+
+        Plain(Method accessor) {
+            this.accessor = accessor;
+        }
+
+        @Override
+        public void serialize(Object object, JsonGenerator out, SerializerProvider provider) throws IOException {
+            Object value;
+            try {
+                value = accessor.invoke(object);
+            } catch (IllegalAccessException | InvocationTargetException e) {
+                throw new IOException("cannot read " + accessor, e);
+            }
+            if (value instanceof Long n) {
+                out.writeNumber(n);
+            } else {
+                out.writeString((String) value);
+            }
+        }
     }
 
     /**
@@ -92,11 +107,17 @@ public final class ValueObjects {
      */
     private static final class Either<T> extends JsonDeserializer<T> {
         private final Class<T> type;
-        private final Function<JsonParser, T> constructor;
+        private final boolean number;
+        private final Constructor<T> constructor;
 
-        Either(Class<T> type, Function<JsonParser, T> constructor) {
+        Either(Class<T> type, RecordComponent value) {
             this.type = type;
-            this.constructor = constructor;
+            this.number = value.getType() == long.class;
+            try {
+                this.constructor = type.getDeclaredConstructor(value.getType());
+            } catch (NoSuchMethodException e) {
+                throw new IllegalStateException(type + " has no canonical constructor", e);
+            }
         }
 
         @Override
@@ -118,13 +139,17 @@ public final class ValueObjects {
         }
 
         private T scalar(JsonParser in, DeserializationContext context) throws IOException {
-            if (!in.currentToken().isScalarValue() || in.currentToken() == JsonToken.VALUE_NULL) {
-                return context.reportInputMismatch(type, "%s: expected a value, got %s", type.getSimpleName(),
-                        in.currentToken());
+            JsonToken token = in.currentToken();
+            if (token == null || !token.isScalarValue() || token == JsonToken.VALUE_NULL) {
+                return context.reportInputMismatch(type, "%s: expected a value, got %s", type.getSimpleName(), token);
             }
             try {
-                return constructor.apply(in);
-            } catch (IllegalArgumentException | java.io.UncheckedIOException e) {
+                Object argument = !number ? in.getValueAsString()
+                        : token == JsonToken.VALUE_NUMBER_INT ? in.getLongValue() : Long.parseLong(in.getText());
+                return constructor.newInstance(argument);
+            } catch (InvocationTargetException e) {
+                return context.reportInputMismatch(type, "%s: %s", type.getSimpleName(), e.getCause().getMessage());
+            } catch (NumberFormatException | ReflectiveOperationException e) {
                 return context.reportInputMismatch(type, "%s: %s", type.getSimpleName(), e.getMessage());
             }
         }
