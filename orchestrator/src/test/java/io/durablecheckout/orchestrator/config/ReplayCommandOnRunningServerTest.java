@@ -1,6 +1,6 @@
-package io.durablecheckout.orchestrator.replay;
+package io.durablecheckout.orchestrator.config;
 
-import io.durablecheckout.orchestrator.config.EmbeddedPostgresServer;
+import io.durablecheckout.orchestrator.replay.ReplayCommand;
 import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -15,7 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The README's {@code replay --checkout $ID} beside a running orchestrator: the command finds the live embedded
- * server on the data directory and reads through it, with the server's password (it requires one).
+ * server on the data directory and reads through it, with the server's password (it requires one). Here, beside the
+ * embedded server's other tests, and out of the mutation gate's replay tests (it starts a PostgreSQL).
  */
 class ReplayCommandOnRunningServerTest {
 
