@@ -32,17 +32,40 @@ public class ActivityMetrics {
     }
 
     public void executed(Step step, String outcome) {
-        executions.computeIfAbsent(step.slug() + '\n' + outcome, k -> Counter.builder(EXECUTIONS)
-                .description("Activity intents executed, by step and outcome")
-                .tag("step", step.slug())
-                .tag("outcome", outcome)
-                .register(registry)).increment();
+        execution(step, outcome).increment();
     }
 
     public void staleRejected(String resource) {
-        staleRejections.computeIfAbsent(resource, k -> Counter.builder(STALE_REJECTED)
+        staleRejection(resource).increment();
+    }
+
+    /**
+     * Registers, at zero, the series a worker can count: each outcome of {@code step} (lower-case, as
+     * {@link IntentResults#outcomeTag} makes them), {@code duplicate} and {@code stale}, and the stale rejections of its
+     * {@code resource}. Called by each worker when it is created, so every series exists from the start: a dashboard
+     * tells "none happened" from "not counted", and {@code rate()} has a sample before the first event.
+     */
+    public void expect(Step step, Enum<?>[] outcomes, String resource) {
+        for (Enum<?> outcome : outcomes) {
+            execution(step, IntentReports.tag(outcome, false));
+        }
+        execution(step, "duplicate");
+        execution(step, "stale");
+        staleRejection(resource);
+    }
+
+    private Counter execution(Step step, String outcome) {
+        return executions.computeIfAbsent(step.slug() + '\n' + outcome, k -> Counter.builder(EXECUTIONS)
+                .description("Activity intents executed, by step and outcome")
+                .tag("step", step.slug())
+                .tag("outcome", outcome)
+                .register(registry));
+    }
+
+    private Counter staleRejection(String resource) {
+        return staleRejections.computeIfAbsent(resource, k -> Counter.builder(STALE_REJECTED)
                 .description("Writes refused at a resource because a newer fencing token had been accepted")
                 .tag("resource", resource)
-                .register(registry)).increment();
+                .register(registry));
     }
 }

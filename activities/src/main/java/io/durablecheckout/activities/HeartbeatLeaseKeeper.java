@@ -65,6 +65,11 @@ class HeartbeatLeaseKeeper implements LeaseKeeper, AutoCloseable {
         this.interval = interval;
         this.maxHold = maxHold;
         this.meters = meters;
+        for (io.durablecheckout.api.values.Step step : io.durablecheckout.api.values.Step.values()) {
+            for (String kind : java.util.List.of("claim", "renewal")) {
+                heartbeats(step, kind); // every series at zero from the start (ActivityMetrics.expect)
+            }
+        }
     }
 
     @Override
@@ -91,14 +96,17 @@ class HeartbeatLeaseKeeper implements LeaseKeeper, AutoCloseable {
         try {
             events.publish(new ActivityHeartbeatEvent(intent.checkoutId(), intent.step(),
                     intent.lease().operationId(), intent.lease().fencingToken()));
-            heartbeats.computeIfAbsent(intent.step().slug() + '\n' + kind, k -> Counter.builder(
-                            "checkout.activity.heartbeats")
-                    .description("Heartbeats sent by workers holding a lease: claims and renewals")
-                    .tag("step", intent.step().slug()).tag("kind", kind)
-                    .register(meters)).increment();
+            heartbeats(intent.step(), kind).increment();
         } catch (RuntimeException e) {
             log.warn("Heartbeat for {} failed: {}", intent.lease().operationId(), e.toString());
         }
+    }
+
+    private Counter heartbeats(io.durablecheckout.api.values.Step step, String kind) {
+        return heartbeats.computeIfAbsent(step.slug() + '\n' + kind, k -> Counter.builder("checkout.activity.heartbeats")
+                .description("Heartbeats sent by workers holding a lease: claims and renewals")
+                .tag("step", step.slug()).tag("kind", kind)
+                .register(meters));
     }
 
     @Override

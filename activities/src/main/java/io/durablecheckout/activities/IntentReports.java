@@ -5,6 +5,7 @@ import io.durablecheckout.api.activity.ActivityResultEvent;
 import io.durablecheckout.api.activity.StaleOwnerRejectedEvent;
 import io.durablecheckout.api.checkout.ActivityIntent;
 import io.durablecheckout.api.values.FencingToken;
+import io.durablecheckout.api.values.Step;
 import org.axonframework.eventhandling.gateway.EventGateway;
 
 import java.util.Locale;
@@ -27,9 +28,20 @@ public final class IntentReports {
         this.resource = operationsTable;
     }
 
+    /** Registers the step's counters at start, one per outcome it can report, so each series exists at 0. */
+    public IntentReports expecting(Step step, Enum<?>[] outcomes) {
+        metrics.expect(step, outcomes, resource);
+        return this;
+    }
+
+    /** The metric tag of an outcome: {@code duplicate} when it was answered from the record, else its name. */
+    public static String tag(Enum<?> outcome, boolean replayed) {
+        return replayed ? "duplicate" : outcome.name().toLowerCase(Locale.ROOT);
+    }
+
     /** Publishes {@code result}, counted under the outcome ({@code duplicate} when answered from the record). */
     public void publish(ActivityIntent intent, Enum<?> outcome, boolean replayed, ActivityResultEvent result) {
-        publish(intent, replayed ? "duplicate" : outcome.name().toLowerCase(Locale.ROOT), result);
+        publish(intent, tag(outcome, replayed), result);
     }
 
     /** Publishes {@code result}, counted under {@code outcomeTag}. */

@@ -2,6 +2,7 @@ package io.durablecheckout.orchestrator;
 
 import io.durablecheckout.orchestrator.config.EmbeddedPostgresServer;
 import io.durablecheckout.orchestrator.replay.ReplayCommand;
+import io.durablecheckout.orchestrator.tenancy.AdminKeyCommand;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
@@ -25,6 +26,10 @@ public class CheckoutApplication {
         if (args.length > 0 && (args[0].equals("replay") || args[0].equals("export"))) {
             // the replay command line: no Spring context, no server, no processors, no deadlines (docs/replay.md)
             System.exit(ReplayCommand.run(args, System.out, System.err, CheckoutApplication::embeddedDatabase));
+        }
+        if (args.length > 0 && args[0].equals(AdminKeyCommand.NAME)) {
+            // the first admin key of the configured database, without SQL (docs/security.md); no server either
+            System.exit(AdminKeyCommand.run(args, System.getenv(), System.out, System.err));
         }
         try {
             SpringApplication.run(CheckoutApplication.class, args);

@@ -36,7 +36,9 @@ public class InventoryWorker {
 
     public InventoryWorker(InventoryResource inventory, EventGateway events, ActivityMetrics metrics) {
         this.inventory = inventory;
-        this.reports = new IntentReports(events, metrics, InventoryResource.OPERATIONS_TABLE);
+        this.reports = new IntentReports(events, metrics, InventoryResource.OPERATIONS_TABLE)
+                .expecting(Step.RESERVE_STOCK, ReservationOutcome.Status.values())
+                .expecting(Step.RELEASE_STOCK, ReleaseOutcome.Status.values());
     }
 
     @EventHandler

@@ -1,5 +1,7 @@
 package io.durablecheckout.activities.payments;
 
+import io.durablecheckout.api.activity.PaymentLookupOutcome;
+import io.durablecheckout.api.values.Step;
 import io.durablecheckout.activities.ActivityMetrics;
 import io.durablecheckout.activities.IntentReports;
 import io.durablecheckout.api.activity.ActivityAttemptFailedEvent;
@@ -43,7 +45,11 @@ public class PaymentsWorker {
 
     public PaymentsWorker(PaymentsResource payments, EventGateway events, ActivityMetrics metrics) {
         this.payments = payments;
-        this.reports = new IntentReports(events, metrics, PaymentsResource.OPERATIONS_TABLE);
+        this.reports = new IntentReports(events, metrics, PaymentsResource.OPERATIONS_TABLE)
+                .expecting(Step.AUTHORIZE_PAYMENT, AuthorizationOutcome.Status.values())
+                .expecting(Step.RECONCILE_PAYMENT, PaymentLookupOutcome.values())
+                .expecting(Step.VOID_PAYMENT, CompensationOutcome.Status.values())
+                .expecting(Step.REFUND_PAYMENT, CompensationOutcome.Status.values());
     }
 
     @EventHandler

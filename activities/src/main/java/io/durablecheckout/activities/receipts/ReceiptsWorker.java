@@ -1,5 +1,6 @@
 package io.durablecheckout.activities.receipts;
 
+import io.durablecheckout.api.values.Step;
 import io.durablecheckout.activities.ActivityMetrics;
 import io.durablecheckout.activities.IntentReports;
 import io.durablecheckout.api.activity.ActivityResultEvent;
@@ -44,7 +45,9 @@ public class ReceiptsWorker {
     public ReceiptsWorker(ReceiptsResource receipts, EventGateway events, ActivityMetrics metrics,
                           ObjectProvider<EventStore> eventStore) {
         this.receipts = receipts;
-        this.reports = new IntentReports(events, metrics, ReceiptsResource.OPERATIONS_TABLE);
+        this.reports = new IntentReports(events, metrics, ReceiptsResource.OPERATIONS_TABLE)
+                .expecting(Step.SEND_RECEIPT, DeliveryOutcome.Status.values())
+                .expecting(Step.SEND_CANCELLATION_NOTICE, DeliveryOutcome.Status.values());
         this.eventStore = eventStore;
     }
 

@@ -58,7 +58,7 @@ public class SimulatorWebhookSender implements DisposableBean {
 
     /** Schedules the notification for a decided authorization (no-op when webhooks are off). */
     void decided(SimulatorLedger.Authorization authorization) {
-        if (!settings.enabled()) return;
+        if (!settings.enabled() || scheduler.isShutdown()) return; // stopping: see stopSending
         SimulatorWebhook webhook = new SimulatorWebhook(
                 "sim-evt:" + authorization.operationId() + ":" + authorization.status(),
                 authorization.operationId(), authorization.status(), authorization.reference(),
@@ -103,6 +103,15 @@ public class SimulatorWebhookSender implements DisposableBean {
 
     @Override
     public void destroy() {
+        scheduler.shutdownNow();
+    }
+
+    /**
+     * A stop begins: the notifications not yet sent are dropped (the server they go to is about to stop taking
+     * requests; a real provider retries later, and reconciliation asks it anyway).
+     */
+    @org.springframework.context.event.EventListener(org.springframework.context.event.ContextClosedEvent.class)
+    public void stopSending() {
         scheduler.shutdownNow();
     }
 }

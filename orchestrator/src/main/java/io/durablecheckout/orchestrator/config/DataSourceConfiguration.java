@@ -31,7 +31,8 @@ public class DataSourceConfiguration {
         if (hasText(env.getProperty(URL))) {
             return new EmbeddedPostgresHolder(null);
         }
-        return new EmbeddedPostgresHolder(EmbeddedPostgresServer.start(Path.of(properties.dataDir()), properties.port()));
+        return new EmbeddedPostgresHolder(EmbeddedPostgresServer.start(Path.of(properties.dataDir()), properties.port(),
+                false)); // stopped by this bean, after everything that uses it (GracefulShutdown)
     }
 
     @Bean(destroyMethod = "close")

@@ -26,14 +26,24 @@ public final class DeadlineLagInterceptor implements ExecutionInterceptor {
     public DeadlineLagInterceptor(MeterRegistry meters, Clock clock) {
         this.meters = meters;
         this.clock = clock;
+        // every deadline's series exists from the start, at zero (a dashboard tells "none fired" from "not counted")
+        for (String deadline : java.util.List.of(io.durablecheckout.orchestrator.checkout.Deadlines.LEASE_EXPIRED,
+                io.durablecheckout.orchestrator.checkout.Deadlines.RETRY_DUE,
+                io.durablecheckout.orchestrator.checkout.Deadlines.RECONCILIATION_DUE)) {
+            lag(deadline);
+        }
+    }
+
+    private Timer lag(String deadline) {
+        return Timer.builder("checkout.deadline.lag").tag("deadline", deadline).publishPercentiles(0.5, 0.95, 0.99)
+                .register(meters);
     }
 
     @Override
     public CompletionHandler<?> execute(TaskInstance<?> taskInstance, ExecutionContext context, ExecutionChain chain) {
         String name = taskInstance.getData() instanceof DbSchedulerBinaryDeadlineDetails details
                 ? details.getD() : taskInstance.getTaskName();
-        Timer.builder("checkout.deadline.lag").tag("deadline", name).publishPercentiles(0.5, 0.95, 0.99)
-                .register(meters).record(Duration.between(context.getExecution().executionTime, clock.instant()));
+        lag(name).record(Duration.between(context.getExecution().executionTime, clock.instant()));
         return chain.proceed(taskInstance, context);
     }
 }

@@ -40,7 +40,17 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
         this.password = password;
     }
 
+    /** Stopped by a JVM shutdown hook of its own, whatever else is still using it (tests, the command line). */
     public static EmbeddedPostgresServer start(Path dataDirectory, int port) {
+        return start(dataDirectory, port, true);
+    }
+
+    /**
+     * @param stopOnJvmExit false for the application's server: the application stops it itself, last, after the
+     *                      processors, the deadline scheduler and the pool (a shutdown hook of its own would run at
+     *                      the same time as the application's, and pull the database from under them)
+     */
+    public static EmbeddedPostgresServer start(Path dataDirectory, int port, boolean stopOnJvmExit) {
         try {
             Files.createDirectories(dataDirectory);
             stopOrphanedPostmaster(dataDirectory);
@@ -59,6 +69,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
                     .setServerConfig("fsync", "on")
                     .setServerConfig("max_connections", "300")
                     .setPGStartupWait(Duration.ofSeconds(60))
+                    .setRegisterShutdownHook(stopOnJvmExit)
                     .start();
             EmbeddedPostgresServer server = new EmbeddedPostgresServer(pg, password);
             server.requirePassword(dataDirectory);

@@ -81,6 +81,12 @@ public class CheckoutSummaryProjection {
                 : io.durablecheckout.api.checkout.CancellationReason.values()) {
             counterOf("checkout.finished", "state", "cancelled", "reason", reason.name().toLowerCase());
         }
+        for (io.durablecheckout.orchestrator.checkout.CheckoutState state
+                : io.durablecheckout.orchestrator.checkout.CheckoutState.values()) {
+            if (!state.isTerminal()) {
+                stateDuration(state.wireName()); // recorded when a checkout leaves the state: only these are left
+            }
+        }
     }
 
     /** The counters tagged by step, one series per step. */

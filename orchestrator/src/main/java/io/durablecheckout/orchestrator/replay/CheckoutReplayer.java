@@ -1,7 +1,6 @@
 package io.durablecheckout.orchestrator.replay;
 
 import io.durablecheckout.orchestrator.serialization.PlainShapes;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
 import io.durablecheckout.api.checkout.CheckoutEvent;
@@ -208,8 +207,8 @@ public final class CheckoutReplayer {
         List<Map<String, Object>> expected = timers(recordedDeadlines, scheduledByHandle);
         List<Map<String, Object>> decided = timers(decision);
         if (!JsonDiff.sameValues(expected, decided)) {
-            JsonNode rd = RecordedInputs.MAPPER.valueToTree(expected);
-            JsonNode pd = RecordedInputs.MAPPER.valueToTree(decided);
+            JsonNode rd = PlainShapes.tree(expected);
+            JsonNode pd = PlainShapes.tree(decided);
             long last = recorded.get(recorded.size() - 1).sequence();
             return new Divergence(last, number, input, "deadlines", rd.toString(), pd.toString(),
                     JsonDiff.diff(rd, pd), after(history, last), List.of());
@@ -305,7 +304,7 @@ public final class CheckoutReplayer {
     }
 
     private static JsonNode tree(Object value) {
-        return RecordedInputs.MAPPER.valueToTree(value);
+        return PlainShapes.tree(value); // the printed dialect: the differences read as the API shows the events
     }
 
     private static String describe(Object value) {
@@ -313,8 +312,8 @@ public final class CheckoutReplayer {
             return "(none)";
         }
         try {
-            return value.getClass().getSimpleName() + " " + RecordedInputs.MAPPER.writeValueAsString(value);
-        } catch (JsonProcessingException e) {
+            return value.getClass().getSimpleName() + " " + PlainShapes.json(value);
+        } catch (IllegalArgumentException e) {
             return value.toString();
         }
     }

@@ -25,8 +25,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * One checkout's history as one JSON file: every event as stored (type, revision, payload, metadata with the
- * recorded inputs and deadline operations), the policy it was decided under and the code that exported it. Personal
+ * One checkout's history as one JSON file: every event (type, revision, payload, metadata with the recorded inputs
+ * and deadline operations; in the printed dialect since format 2, {@link BundleDialect}), the policy it was decided under and the code that exported it. Personal
  * fields are redacted wherever they occur (events and recorded inputs alike, encrypted or not), always to the same
  * placeholder, so the decisions still replay identically: the Checkout copies those values, it never decides on them.
  * <p>
@@ -35,12 +35,19 @@ import java.util.Set;
  */
 public final class HistoryBundle {
 
-    public static final String FORMAT = "durable-checkout/history-bundle@1";
+    /**
+     * The format this code writes: 2, in the printed dialect ({@link BundleDialect}). Format 1 (events in the stored
+     * shape, at their stored revisions) is still read: bundles written before load and replay as they did.
+     */
+    public static final String FORMAT = "durable-checkout/history-bundle@2";
+    public static final String FORMAT_1 = "durable-checkout/history-bundle@1";
     public static final Set<String> PERSONAL_FIELDS = Set.of("customerEmail", "paymentToken");
     public static final String REDACTED = "[redacted]";
 
     /** Reads a bundle's rows as the event store's rows are read, into the checkout's own types only (ReplayTypes). */
-    private static final StoredHistories READER = new StoredHistories(null, AxonJson.strictEventSerializer(),
+    private static final org.axonframework.serialization.Serializer READER_SERIALIZER =
+            AxonJson.strictEventSerializer();
+    private static final StoredHistories READER = new StoredHistories(null, READER_SERIALIZER,
             EventUpcasters.chain());
 
     private HistoryBundle() {
@@ -60,39 +67,46 @@ public final class HistoryBundle {
         code.put("version", codeVersion());
         code.put("rulesVersion", WorkflowPolicy.RULES_VERSION);
         if (first instanceof CheckoutCreatedEvent created) {
-            bundle.set("policy", RecordedInputs.MAPPER.valueToTree(created.policy()));
+            bundle.set("policy", BundleDialect.payload(created.policy()));
         }
         ArrayNode redacted = bundle.putArray("redacted");
         PERSONAL_FIELDS.stream().sorted().forEach(redacted::add);
         ArrayNode path = bundle.putArray("path");
         history.events().forEach(e -> path.add(e.type()));
         ArrayNode events = bundle.putArray("events");
+        Map<Long, Object> read = new java.util.HashMap<>();
+        history.events().forEach(e -> read.put(e.sequence(), e.payload()));
         for (DomainEventData<byte[]> row : history.rows()) {
             ObjectNode e = events.addObject();
+            Object event = read.get(row.getSequenceNumber()); // as today's code reads it (through the upcasters)
             e.put("sequence", row.getSequenceNumber());
             e.put("eventIdentifier", row.getEventIdentifier());
             e.put("timestamp", row.getTimestamp().toString());
             e.put("payloadType", row.getPayload().getType().getName());
-            e.put("payloadRevision", row.getPayload().getType().getRevision());
-            e.set("payload", redact(readTree(row.getPayload().getData())));
-            e.set("metaData", redact(readTree(row.getMetaData().getData())));
+            e.put("payloadRevision", event == null ? row.getPayload().getType().getRevision()
+                    : READER_SERIALIZER.typeForClass(event.getClass()).getRevision());
+            e.set("payload", redact(event == null ? readTree(row.getPayload().getData()) : BundleDialect.payload(event)));
+            e.set("metaData", redact(BundleDialect.printed(readTree(row.getMetaData().getData()))));
         }
         return bundle;
     }
 
     /** A bundle read back as a history (through today's upcasters). */
     public static StoredHistories.History read(JsonNode bundle) {
-        if (!FORMAT.equals(bundle.path("format").asText())) {
+        String format = bundle.path("format").asText();
+        if (!FORMAT.equals(format) && !FORMAT_1.equals(format)) {
             throw new IllegalArgumentException("not a history bundle (format " + bundle.path("format") + ", expected "
-                    + FORMAT + ")");
+                    + FORMAT + " or " + FORMAT_1 + ")");
         }
+        boolean printed = FORMAT.equals(format);
         String checkoutId = bundle.path("checkoutId").asText();
         List<DomainEventData<byte[]>> rows = new ArrayList<>();
         for (JsonNode e : bundle.path("events")) {
             rows.add(new GenericDomainEventEntry<>(Checkout.TYPE, checkoutId, e.path("sequence").asLong(),
                     e.path("eventIdentifier").asText(), e.path("timestamp").asText(), e.path("payloadType").asText(),
                     e.path("payloadRevision").isNull() ? null : e.path("payloadRevision").asText(),
-                    bytes(e.get("payload")), bytes(e.get("metaData"))));
+                    bytes(e.get("payload")),
+                    bytes(printed ? BundleDialect.stored(e.get("metaData")) : e.get("metaData"))));
         }
         return READER.history(checkoutId, rows);
     }
@@ -116,7 +130,7 @@ public final class HistoryBundle {
     public static void write(JsonNode bundle, Path file) {
         try {
             Files.createDirectories(file.toAbsolutePath().getParent());
-            RecordedInputs.MAPPER.writerWithDefaultPrettyPrinter().writeValue(file.toFile(), bundle);
+            BundleDialect.PRINTED.writerWithDefaultPrettyPrinter().writeValue(file.toFile(), bundle);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write bundle " + file + ": " + e.getMessage(), e);
         }

@@ -426,11 +426,27 @@ public final class ReplayCommand {
             if (port != null) { // the orchestrator is running on it: read through its server, never stop it
                 ds.setUrl("jdbc:postgresql://localhost:" + port + "/postgres");
                 ds.setUser("postgres");
+                ds.setPassword(embeddedPassword(dir)); // it requires one (SCRAM)
                 return new Database(ds, null);
             }
             EmbeddedDatabase server = embedded.apply(dir);
             ds.setUrl(server.jdbcUrl());
             return new Database(ds, server);
+        }
+
+        /**
+         * The embedded server's password: in {@code <data-dir>.password}, beside the data directory, where the
+         * orchestrator's EmbeddedPostgresServer keeps it (readable by its owner only).
+         */
+        static String embeddedPassword(Path dir) {
+            Path absolute = dir.toAbsolutePath().normalize();
+            Path file = absolute.resolveSibling(absolute.getFileName() + ".password");
+            try {
+                return Files.readString(file).strip();
+            } catch (java.io.IOException e) {
+                throw new IllegalStateException("cannot read the embedded database's password file " + file
+                        + " (run as the user that runs the orchestrator)");
+            }
         }
 
         /** The port of a live server on {@code dir} (postmaster.pid: pid, directory, start time, port, ...). */

@@ -31,6 +31,8 @@ public final class AxonJson {
                 // after the JSR-310 module, so this reader of the common form wins (it falls back to the module's)
                 .registerModule(new SimpleModule("iso-instant").addDeserializer(Instant.class,
                         new IsoInstantDeserializer()))
+                // ids read as stored ({"value": ...}) or as printed (plain): a bundle of either dialect loads
+                .registerModule(ValueObjects.readers())
                 .disable(SerializationFeature.WRITE_DATES_AS_TIMESTAMPS)
                 .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
                 .setVisibility(PropertyAccessor.FIELD, JsonAutoDetect.Visibility.ANY);

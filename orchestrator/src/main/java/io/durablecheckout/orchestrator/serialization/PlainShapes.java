@@ -1,7 +1,7 @@
 package io.durablecheckout.orchestrator.serialization;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 
@@ -9,25 +9,30 @@ import java.util.Iterator;
 import java.util.Map;
 
 /**
- * Events and recorded inputs in the API's own plain shapes: a value object stored as {@code {"value": x}} (ids,
- * tokens, SKUs) is shown as {@code x}. Presentation only; the store keeps its own shape.
+ * Events and recorded inputs in the product's one printed dialect ({@link ProductJson}): a value object stored as
+ * {@code {"value": x}} (ids, tokens, SKUs) is shown as {@code x}, a duration as ISO-8601. Presentation only; the
+ * store keeps its own shape. (Maps read from stored metadata still hold the stored shape: flattened here.)
  */
 public final class PlainShapes {
 
-    /** Axon's own mapper: the shapes the event store uses. */
-    private static final ObjectMapper MAPPER = AxonJson.objectMapper();
+    private static final ObjectMapper PRINTED = ProductJson.configure(AxonJson.objectMapper());
 
     private PlainShapes() {
     }
 
     /** {@code value} as plain JSON-compatible maps, lists and scalars. */
     public static Object of(Object value) {
-        return MAPPER.convertValue(tree(value), Object.class);
+        return PRINTED.convertValue(tree(value), Object.class);
+    }
+
+    /** {@code value} as one line of plain JSON. */
+    public static String json(Object value) {
+        return tree(value).toString();
     }
 
     /** {@code value} as a plain JSON tree. */
     public static JsonNode tree(Object value) {
-        return flatten(MAPPER.valueToTree(value));
+        return flatten(PRINTED.valueToTree(value));
     }
 
     private static JsonNode flatten(JsonNode node) {

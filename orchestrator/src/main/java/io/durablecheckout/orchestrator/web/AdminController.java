@@ -46,6 +46,19 @@ public class AdminController {
     private final AuditLog audit;
     private final TransactionTemplate transactions;
 
+    private static final Pattern SKU = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+    private static final long MAX_QUANTITY = 1_000_000_000L;
+
+    /** Absent where this process runs no inventory service (the split deployment's orchestrator). */
+    private org.springframework.beans.factory.ObjectProvider<io.durablecheckout.activities.inventory.InventoryAdmin>
+            inventory;
+
+    @org.springframework.beans.factory.annotation.Autowired
+    void inventory(org.springframework.beans.factory.ObjectProvider<io.durablecheckout.activities.inventory.InventoryAdmin>
+                           inventory) {
+        this.inventory = inventory;
+    }
+
     public AdminController(ApiKeys apiKeys, AuditLog audit, TransactionTemplate transactions) {
         this.apiKeys = apiKeys;
         this.audit = audit;
@@ -118,6 +131,49 @@ public class AdminController {
             return key;
         });
         return ResponseEntity.status(HttpStatus.CREATED).body(issued);
+    }
+
+    public record StockRequest(String sku, Long quantity, String reason) {
+    }
+
+    /**
+     * A SKU of a tenant's catalogue with its opening stock, so a production database reaches its first checkout with
+     * no SQL. Like the demo's seeding: a SKU that exists is left as it is (409), never rewritten under reservations.
+     */
+    @PostMapping("/tenants/{tenantId}/stock")
+    public ResponseEntity<Map<String, Object>> addStock(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller,
+                                                        @PathVariable String tenantId,
+                                                        @RequestBody(required = false) StockRequest body) {
+        requireAdmin(caller);
+        knownTenant(tenantId);
+        List<String> errors = new ArrayList<>();
+        if (body == null || body.sku() == null || !SKU.matcher(body.sku()).matches()) {
+            errors.add("sku: 1 to 64 of [A-Za-z0-9._-]");
+        }
+        if (body == null || body.quantity() == null || body.quantity() < 0 || body.quantity() > MAX_QUANTITY) {
+            errors.add("quantity: 0 to " + MAX_QUANTITY);
+        }
+        String reason = TextLimits.reason(body == null ? null : body.reason(), errors);
+        invalidIf(errors);
+        io.durablecheckout.activities.inventory.InventoryAdmin stock = inventory.getIfAvailable();
+        if (stock == null) {
+            throw new ApiProblemException(HttpStatus.NOT_FOUND, "no-inventory-here", "No inventory service here",
+                    "This process runs no inventory service: add stock on one that does");
+        }
+        boolean created = Boolean.TRUE.equals(transactions.execute(tx -> {
+            if (!stock.seed(new io.durablecheckout.api.values.TenantId(tenantId), body.sku(), body.quantity())) {
+                return false;
+            }
+            audit.record(caller, "stock.add", "stock:" + tenantId + "/" + body.sku(), reason,
+                    "quantity=" + body.quantity());
+            return true;
+        }));
+        if (!created) {
+            throw new ApiProblemException(HttpStatus.CONFLICT, "stock-exists", "SKU exists",
+                    "Tenant " + tenantId + " has SKU " + body.sku() + " already; its stock is not rewritten");
+        }
+        return ResponseEntity.status(HttpStatus.CREATED)
+                .body(Map.of("tenantId", tenantId, "sku", body.sku(), "quantity", body.quantity()));
     }
 
     @GetMapping("/tenants/{tenantId}/keys")

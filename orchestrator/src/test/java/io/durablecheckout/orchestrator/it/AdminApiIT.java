@@ -72,6 +72,37 @@ class AdminApiIT extends IntegrationTestBase {
                 .isEqualTo(1);
     }
 
+    /**
+     * Issue 26, acceptance 2: from an admin key to a new tenant's first completed checkout with API calls only (the
+     * admin key itself comes from {@code create-admin-key}: AdminKeyCommandTest).
+     */
+    @Test
+    void aNewTenantGetsItsKeyAndStockAndCompletesAFirstCheckoutWithoutSql() {
+        String tenant = "shop-" + UUID.randomUUID().toString().substring(0, 8);
+        assertThat(post("/api/v1/admin/tenants", ADMIN_KEY, tenantBody(tenant)).status()).isEqualTo(201);
+        String key = post("/api/v1/admin/tenants/" + tenant + "/keys", ADMIN_KEY,
+                "{\"roles\":[\"tenant\"],\"label\":\"shop backend\",\"reason\":\"onboarding\"}").json()
+                .get("key").asText();
+        String stock = "{\"sku\":\"SKU-0001\",\"quantity\":100,\"reason\":\"opening stock\"}";
+        assertThat(post("/api/v1/admin/tenants/" + tenant + "/stock", key, stock).status()).isEqualTo(403);
+        assertThat(post("/api/v1/admin/tenants/" + tenant + "/stock", ADMIN_KEY,
+                "{\"sku\":\"SKU 1\",\"quantity\":-1,\"reason\":\"x\"}").status()).isEqualTo(400);
+        HttpApi.Response added = post("/api/v1/admin/tenants/" + tenant + "/stock", ADMIN_KEY, stock);
+        assertThat(added.status()).as(added.body()).isEqualTo(201);
+        assertThat(post("/api/v1/admin/tenants/" + tenant + "/stock", ADMIN_KEY, stock).status()).isEqualTo(409);
+        assertThat(count("SELECT available FROM stock WHERE tenant_id = ? AND sku = 'SKU-0001'", tenant)).isEqualTo(100);
+        assertThat(count("SELECT count(*) FROM audit_log WHERE action = 'stock.add' AND target = ?",
+                "stock:" + tenant + "/SKU-0001")).isEqualTo(1);
+
+        HttpApi.Response started = api.send("POST", "/api/v1/checkouts", key,
+                Map.of("Idempotency-Key", "first-" + tenant), HttpApi.checkoutBody("SKU-0001", 2, 3998, "tok_approve"));
+        assertThat(started.status()).as(started.body()).isEqualTo(202);
+        String id = started.json().get("checkoutId").asText();
+        org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(60)).until(() -> count(
+                "SELECT count(*) FROM checkout_summary WHERE checkout_id = ? AND state = 'completed'", id) == 1);
+        assertThat(count("SELECT sold FROM stock WHERE tenant_id = ? AND sku = 'SKU-0001'", tenant)).isEqualTo(2);
+    }
+
     private static String tenantBody(String tenant) {
         return "{\"tenantId\":\"" + tenant + "\",\"name\":\"Shop\",\"reason\":\"new shop\"}";
     }

@@ -269,6 +269,11 @@ public final class NodeProcess implements AutoCloseable {
         return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
 
+    /** The exit code once the process has ended (143 after a SIGTERM it handled to the end), else null. */
+    public Integer exitCode() {
+        return process.isAlive() ? null : process.exitValue();
+    }
+
     /** Sends a signal by name, e.g. STOP or CONT. */
     public void signal(String name) throws IOException, InterruptedException {
         new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start().waitFor(10, TimeUnit.SECONDS);

@@ -50,6 +50,11 @@ public final class Prometheus {
         return false;
     }
 
+    /** Whether some series of that name carries the label at all. */
+    public boolean hasLabel(String name, String label) {
+        return series.getOrDefault(name, Map.of()).keySet().stream().anyMatch(l -> l.containsKey(label));
+    }
+
     /** label pairs as "k", "v", "k2", "v2"; 0 when no series matches: check {@link #has} before reading a zero. */
     public double value(String name, String... labels) {
         Map<Map<String, String>, Double> all = series.getOrDefault(name, Map.of());

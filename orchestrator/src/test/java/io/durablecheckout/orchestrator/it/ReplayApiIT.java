@@ -8,6 +8,7 @@ import io.durablecheckout.api.values.TenantId;
 import io.durablecheckout.orchestrator.config.AxonInfrastructureConfiguration;
 import io.durablecheckout.orchestrator.replay.CheckoutReplayer;
 import io.durablecheckout.orchestrator.serialization.EventUpcasters;
+import io.durablecheckout.orchestrator.replay.BundleFormatTest;
 import io.durablecheckout.orchestrator.replay.HistoryBundle;
 import io.durablecheckout.orchestrator.replay.ReplayReport;
 import io.durablecheckout.orchestrator.replay.StoredHistories;
@@ -112,6 +113,60 @@ class ReplayApiIT extends IntegrationTestBase {
                 new ByteArrayInputStream(bundle.body().getBytes(StandardCharsets.UTF_8)));
         ReplayReport report = new CheckoutReplayer().replay(read);
         assertThat(report.verdict()).as(report.render()).isEqualTo(ReplayReport.Verdict.IDENTICAL);
+    }
+
+    /**
+     * One JSON dialect (issue 26, acceptance 4): the README walkthrough's checkout, as the API shows its history and
+     * its replay, as its bundle holds it, and as the command line replays that bundle, has no value object in the
+     * stored shape ({@code {"value": ...}}) and no number with an exponent; durations are ISO-8601.
+     */
+    @Test
+    void theWalkthroughCheckoutPrintsInOneDialectEverywhere() throws Exception {
+        // the README's request, with a key of its own
+        HttpApi.Response started = api.startCheckout("order-1001-" + UUID.randomUUID(), "{\"items\":[{\"sku\":"
+                + "\"SKU-0001\",\"quantity\":2}],\"amount\":{\"minor\":3998,\"currency\":\"EUR\"},"
+                + "\"paymentToken\":\"tok_approve\",\"customerEmail\":\"a@example.com\"}");
+        assertThat(started.status()).as(started.body()).isEqualTo(202);
+        String id = started.json().get("checkoutId").asText();
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(100))
+                .until(() -> api.get("/api/v1/checkouts/" + id),
+                        x -> x.status() == 200 && "completed".equals(x.json().get("state").asText()));
+
+        HttpApi.Response history = api.get("/api/v1/checkouts/" + id + "/history");
+        BundleFormatTest.assertOneJsonDialect(history.body());
+        assertThat(history.json().get(0).get("payload").get("policy").get("leaseDuration").asText())
+                .matches("PT[0-9.]+[SM]");
+        HttpApi.Response replay = api.get("/api/v1/checkouts/" + id + "/replay");
+        assertThat(replay.json().get("verdict").asText()).isEqualTo("identical");
+        BundleFormatTest.assertOneJsonDialect(replay.body());
+        BundleFormatTest.assertOneTextDialect(replay.json().get("report").asText());
+        HttpApi.Response bundle = api.get("/api/v1/checkouts/" + id + "/bundle");
+        BundleFormatTest.assertOneJsonDialect(bundle.body());
+        assertThat(new ObjectMapper().readTree(bundle.body()).get("policy").get("leaseDuration").asText())
+                .matches("PT[0-9.]+[SM]");
+
+        // the command line: replay --file of that bundle prints its report in the same dialect
+        java.nio.file.Path file = java.nio.file.Files.createTempFile(java.nio.file.Path.of("target"), "walkthrough-",
+                ".json");
+        java.nio.file.Files.writeString(file, bundle.body());
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+        ch.qos.logback.classic.Logger root = (ch.qos.logback.classic.Logger) org.slf4j.LoggerFactory.getLogger(
+                org.slf4j.Logger.ROOT_LOGGER_NAME);
+        ch.qos.logback.classic.Level level = root.getLevel(); // the command quiets logging: this JVM's, here
+        int code;
+        try {
+            code = io.durablecheckout.orchestrator.replay.ReplayCommand.run(
+                new String[]{"replay", "--file", file.toString()}, new java.io.PrintStream(out, true,
+                        StandardCharsets.UTF_8), System.err, dir -> {
+                    throw new AssertionError("a bundle needs no database");
+                });
+        } finally {
+            root.setLevel(level);
+        }
+        String printed = out.toString(StandardCharsets.UTF_8);
+        assertThat(code).as(printed).isZero();
+        assertThat(printed).contains("verdict: IDENTICAL");
+        BundleFormatTest.assertOneTextDialect(printed);
     }
 
     /** Acceptance: an event stored at revision 1 is read at revision 2 through the upcaster, on PostgreSQL. */
