@@ -1,8 +1,11 @@
 package io.durablecheckout.orchestrator.config;
 
+import io.durablecheckout.activities.inventory.InventoryAdmin;
 import io.durablecheckout.activities.payments.PaymentProvider;
 import io.durablecheckout.orchestrator.dashboard.ProviderLookup;
 import io.durablecheckout.api.values.OperationId;
+import io.durablecheckout.api.values.TenantId;
+import io.durablecheckout.orchestrator.web.StockAdmin;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -26,6 +29,21 @@ class ActivityPorts {
             public Answer lookup(OperationId authorization, OperationId asking) {
                 PaymentProvider.LookupAnswer answer = provider.getObject().lookup(authorization, asking);
                 return new Answer(answer.outcome(), answer.reference(), answer.detail());
+            }
+        };
+    }
+
+    @Bean
+    StockAdmin stockAdmin(ObjectProvider<InventoryAdmin> inventory) {
+        return new StockAdmin() {
+            @Override
+            public boolean available() {
+                return inventory.getIfAvailable() != null;
+            }
+
+            @Override
+            public boolean seed(TenantId tenantId, String sku, long quantity) {
+                return inventory.getObject().seed(tenantId, sku, quantity);
             }
         };
     }

@@ -49,14 +49,12 @@ public class AdminController {
     private static final Pattern SKU = Pattern.compile("[A-Za-z0-9._-]{1,64}");
     private static final long MAX_QUANTITY = 1_000_000_000L;
 
-    /** Absent where this process runs no inventory service (the split deployment's orchestrator). */
-    private org.springframework.beans.factory.ObjectProvider<io.durablecheckout.activities.inventory.InventoryAdmin>
-            inventory;
+    /** Unavailable where this process runs no inventory service (the split deployment's orchestrator). */
+    private StockAdmin stock;
 
     @org.springframework.beans.factory.annotation.Autowired
-    void inventory(org.springframework.beans.factory.ObjectProvider<io.durablecheckout.activities.inventory.InventoryAdmin>
-                           inventory) {
-        this.inventory = inventory;
+    void stock(StockAdmin stock) {
+        this.stock = stock;
     }
 
     public AdminController(ApiKeys apiKeys, AuditLog audit, TransactionTemplate transactions) {
@@ -155,8 +153,7 @@ public class AdminController {
         }
         String reason = TextLimits.reason(body == null ? null : body.reason(), errors);
         invalidIf(errors);
-        io.durablecheckout.activities.inventory.InventoryAdmin stock = inventory.getIfAvailable();
-        if (stock == null) {
+        if (stock == null || !stock.available()) {
             throw new ApiProblemException(HttpStatus.NOT_FOUND, "no-inventory-here", "No inventory service here",
                     "This process runs no inventory service: add stock on one that does");
         }
