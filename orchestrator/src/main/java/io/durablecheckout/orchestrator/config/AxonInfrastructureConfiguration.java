@@ -149,7 +149,7 @@ public class AxonInfrastructureConfiguration {
                 .connectionProvider(connectionProvider)
                 .sqlSchema(new PostgresSagaSqlSchema())
                 .serializer(serializer)
-                .build(), serializer);
+                .build(), serializer, connectionProvider);
     }
 
     /** db-scheduler executes the deadlines Axon schedules; the task resolves the manager lazily (it needs the scheduler). */
