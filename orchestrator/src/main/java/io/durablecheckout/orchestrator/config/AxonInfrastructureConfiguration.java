@@ -123,6 +123,10 @@ public class AxonInfrastructureConfiguration {
                 .upcasterChain(EventUpcasters.chain())
                 .persistenceExceptionResolver(persistenceExceptionResolver)
                 .schema(new EventSchema())
+                // one statement per fetch, none more when it finds nothing (EventsOnlyStorageEngine.readAfter)
+                .readEventDataWithoutGaps(EventsOnlyStorageEngine::readAfter)
+                .readEventDataWithGaps(EventsOnlyStorageEngine::readAfterAndGaps)
+                .extendedGapCheckEnabled(false)
                 .dataType(byte[].class));
     }
 
