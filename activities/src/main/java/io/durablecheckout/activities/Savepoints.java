@@ -38,6 +38,7 @@ public final class Savepoints {
 
     private final TransactionTemplate nested;
     private volatile long guardedUntilNanos;
+    /** Set by the first failure and never cleared: nanoTime values only compare meaningfully once one was taken. */
     private volatile boolean guarded;
 
     public Savepoints(DataSource dataSource) {
@@ -54,7 +55,6 @@ public final class Savepoints {
         if (ALWAYS.get() != null || guarded()) {
             return nested.execute(status -> work.get());
         }
-        guarded = false;
         try {
             return work.get();
         } catch (RuntimeException e) {
