@@ -4,7 +4,7 @@ import org.springframework.boot.EnvironmentPostProcessor;
 import org.springframework.boot.SpringApplication;
 import org.springframework.core.Ordered;
 import org.springframework.core.env.ConfigurableEnvironment;
-import org.springframework.core.env.MapPropertySource;
+import org.springframework.core.env.PropertySource;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -15,6 +15,7 @@ import java.nio.file.StandardOpenOption;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 /**
@@ -34,14 +35,30 @@ public final class EmbeddedNodeId implements EnvironmentPostProcessor, Ordered {
 
     @Override
     public void postProcessEnvironment(ConfigurableEnvironment environment, SpringApplication application) {
-        String url = environment.getProperty("spring.datasource.url", "");
-        String explicit = environment.getProperty(NODE_ID, "");
-        if (!url.isBlank() || !explicit.isBlank()) {
-            return;
+        // Last, so any explicit node id wins; read when the id is first asked for (binding), when every property
+        // source is in place, tests' dynamic ones too (the data directory may be set after this runs).
+        environment.getPropertySources().addLast(new Lazy(environment));
+    }
+
+    /** Answers {@value #NODE_ID} only, for the embedded default only, from the id file of its data directory. */
+    private static final class Lazy extends PropertySource<Object> {
+        private final ConfigurableEnvironment environment;
+        private final Map<Path, String> ids = new ConcurrentHashMap<>();
+
+        Lazy(ConfigurableEnvironment environment) {
+            super("checkout-embedded-node-id", new Object());
+            this.environment = environment;
         }
-        String dataDir = environment.getProperty("checkout.embedded-postgres.data-dir", "./data");
-        String id = nodeIdFor(Path.of(dataDir.isBlank() ? "./data" : dataDir));
-        environment.getPropertySources().addFirst(new MapPropertySource("checkout-embedded-node-id", Map.of(NODE_ID, id)));
+
+        @Override
+        public Object getProperty(String name) {
+            if (!NODE_ID.equals(name) || !environment.getProperty("spring.datasource.url", "").isBlank()) {
+                return null;
+            }
+            String dataDir = environment.getProperty("checkout.embedded-postgres.data-dir", "./data");
+            Path dir = Path.of(dataDir.isBlank() ? "./data" : dataDir).toAbsolutePath().normalize();
+            return ids.computeIfAbsent(dir, EmbeddedNodeId::nodeIdFor);
+        }
     }
 
     /** The id kept beside this data directory, made (and written) on the first start. */

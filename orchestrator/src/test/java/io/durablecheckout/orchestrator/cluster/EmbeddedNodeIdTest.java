@@ -35,6 +35,19 @@ class EmbeddedNodeIdTest {
     }
 
     @Test
+    void aDataDirectorySetAfterThePostProcessorRanIsTheOneUsed() {
+        // as the integration tests set it (a dynamic property source, added after the environment is prepared)
+        StandardEnvironment environment = new StandardEnvironment();
+        new EmbeddedNodeId().postProcessEnvironment(environment, new SpringApplication());
+        environment.getPropertySources().addFirst(new MapPropertySource("dynamic",
+                Map.of("checkout.embedded-postgres.data-dir", folder.resolve("it-pg").toString())));
+
+        String id = environment.getProperty(EmbeddedNodeId.NODE_ID);
+        assertThat(id).startsWith("embedded-");
+        assertThat(folder.resolve("it-pg.node-id")).content().isEqualToIgnoringNewLines(id);
+    }
+
+    @Test
     void aConfiguredDatabaseOrAnExplicitIdIsLeftAsItIs() {
         Path data = folder.resolve("data");
         assertThat(nodeIdAfterStart(Map.of("spring.datasource.url", "jdbc:postgresql://db/checkout",
