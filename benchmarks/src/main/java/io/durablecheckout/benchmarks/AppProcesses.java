@@ -34,6 +34,10 @@ final class AppProcesses {
         this.logDirectory = Files.createTempDirectory("checkout-bench-" + run + "-");
     }
 
+    Path jar() {
+        return jar;
+    }
+
     Path logDirectory() {
         return logDirectory;
     }

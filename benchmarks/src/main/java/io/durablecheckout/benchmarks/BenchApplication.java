@@ -5,7 +5,10 @@ import io.durablecheckout.orchestrator.CheckoutApplication;
 import io.durablecheckout.orchestrator.it.NodeProcess;
 import io.durablecheckout.orchestrator.service.CheckoutService;
 import io.micrometer.core.instrument.MeterRegistry;
+import org.axonframework.config.ConfigurerModule;
+import org.axonframework.eventhandling.EventMessage;
 import org.axonframework.eventsourcing.eventstore.EventStore;
+import org.axonframework.messaging.MessageHandlerInterceptor;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
@@ -15,6 +18,7 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The whole application started inside the harness's JVM, exactly as {@code java -jar} would start it, on the
@@ -54,6 +58,20 @@ final class BenchApplication implements AutoCloseable {
         return HexFormat.of().formatHex(bytes);
     }
 
+    /**
+     * Messages handed to the event processors' handlers (every processor, every event it handles), counted by a
+     * handler interceptor the harness adds to every processor of the applications it starts in-process.
+     */
+    static final LongAdder DELIVERIES = new LongAdder();
+
+    private static ConfigurerModule countDeliveries() {
+        return configurer -> configurer.eventProcessing(processing -> processing.registerDefaultHandlerInterceptor(
+                (config, name) -> (MessageHandlerInterceptor<EventMessage<?>>) (unitOfWork, chain) -> {
+                    DELIVERIES.increment();
+                    return chain.proceed();
+                }));
+    }
+
     private final ConfigurableApplicationContext context;
 
     private BenchApplication(ConfigurableApplicationContext context) {
@@ -74,6 +92,8 @@ final class BenchApplication implements AutoCloseable {
         args.addAll(demoArgs());
         properties.forEach(p -> args.add("--" + p));
         return new BenchApplication(new SpringApplicationBuilder(CheckoutApplication.class)
+                .initializers(context -> context.getBeanFactory()
+                        .registerSingleton("benchDeliveryCounter", countDeliveries()))
                 .run(args.toArray(String[]::new)));
     }
 

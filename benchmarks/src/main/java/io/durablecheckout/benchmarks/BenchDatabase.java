@@ -76,8 +76,139 @@ final class BenchDatabase implements AutoCloseable {
                 return java.util.stream.Stream.empty();
             }
         }
+        ProcessHandle postmaster = postmaster();
+        if (postmaster != null) {
+            return java.util.stream.Stream.concat(java.util.stream.Stream.of(postmaster), postmaster.descendants());
+        }
         return ProcessHandle.allProcesses().filter(p -> p.info().command()
                 .map(c -> c.endsWith("/postgres") || c.equals("postgres")).orElse(false));
+    }
+
+    private volatile ProcessHandle postmaster;
+
+    /**
+     * A server given by URL on this machine: its postmaster, the parent of a backend of ours, so that only this
+     * server's processes are counted (other PostgreSQL servers on the machine, e.g. tests' embedded ones, are not).
+     */
+    private ProcessHandle postmaster() {
+        ProcessHandle known = postmaster;
+        if (known != null && known.isAlive()) {
+            return known;
+        }
+        try (Connection c = statsConnection(); Statement s = c.createStatement();
+             ResultSet r = s.executeQuery("SELECT pg_backend_pid()")) {
+            r.next();
+            known = ProcessHandle.of(r.getLong(1)).flatMap(ProcessHandle::parent).orElse(null);
+        } catch (SQLException e) {
+            known = null;
+        }
+        postmaster = known;
+        return known;
+    }
+
+    /** The same server's URL for another database ({@code postgres} for statistics, the simulator's own). */
+    String urlOf(String database) {
+        int slash = url.indexOf('/', url.indexOf("//") + 2);
+        int query = url.indexOf('?', slash);
+        return url.substring(0, slash + 1) + database + (query < 0 ? "" : url.substring(query));
+    }
+
+    /** The database the application uses (the URL's path). */
+    String databaseName() throws SQLException {
+        try (Connection c = connect(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(
+                "SELECT current_database()")) {
+            r.next();
+            return r.getString(1);
+        }
+    }
+
+    /**
+     * A connection to the server's {@code postgres} database: the harness reads and resets the statistics from there,
+     * so its own statements are not counted with the application's (pg_stat_statements keys every statement by
+     * database), and the extension is not dropped with the application's schema.
+     */
+    Connection statsConnection() throws SQLException {
+        return DriverManager.getConnection(urlOf("postgres"), user, password);
+    }
+
+    /** Creates the database if it does not exist (the simulator's, on the same server). */
+    void ensureDatabase(String name) throws SQLException {
+        try (Connection c = statsConnection(); PreparedStatement q = c.prepareStatement(
+                "SELECT 1 FROM pg_database WHERE datname = ?")) {
+            q.setString(1, name);
+            try (ResultSet r = q.executeQuery()) {
+                if (r.next()) {
+                    return;
+                }
+            }
+            try (Statement s = c.createStatement()) {
+                s.execute("CREATE DATABASE \"" + name.replace("\"", "") + "\"");
+            }
+        }
+    }
+
+    /** Whether pg_stat_statements is loaded (shared_preload_libraries) and installed in the postgres database. */
+    boolean statementStatistics() {
+        try (Connection c = statsConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+            try (ResultSet r = s.executeQuery("SELECT count(*) FROM pg_stat_statements")) {
+                return r.next();
+            }
+        } catch (SQLException e) {
+            return false;
+        }
+    }
+
+    void resetStatementStatistics() throws SQLException {
+        try (Connection c = statsConnection(); Statement s = c.createStatement()) {
+            s.execute("SELECT pg_stat_statements_reset()");
+        }
+    }
+
+    /** One pg_stat_statements entry: its database, normalized text, calls and rows. */
+    record StatementCount(String database, String query, long calls, long rows, double execMs) {
+    }
+
+    List<StatementCount> statementCounts() throws SQLException {
+        List<StatementCount> counts = new ArrayList<>();
+        try (Connection c = statsConnection(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(
+                "SELECT d.datname, s.query, s.calls, s.rows, s.total_exec_time FROM pg_stat_statements s"
+                        + " JOIN pg_database d ON d.oid = s.dbid ORDER BY s.calls DESC")) {
+            while (r.next()) {
+                counts.add(new StatementCount(r.getString(1), r.getString(2), r.getLong(3), r.getLong(4),
+                        r.getDouble(5)));
+            }
+        }
+        return counts;
+    }
+
+    /** Committed plus rolled-back transactions of a database so far (PostgreSQL's own counters, refreshed). */
+    long transactions(String database) throws SQLException {
+        try (Connection c = statsConnection(); Statement s = c.createStatement()) {
+            s.execute("SELECT pg_stat_clear_snapshot()");
+            try (PreparedStatement q = c.prepareStatement(
+                    "SELECT xact_commit + xact_rollback FROM pg_stat_database WHERE datname = ?")) {
+                q.setString(1, database);
+                try (ResultSet r = q.executeQuery()) {
+                    return r.next() ? r.getLong(1) : 0;
+                }
+            }
+        }
+    }
+
+    /** The server's backend processes connected to a database (to tell the simulator's PostgreSQL CPU apart). */
+    List<Long> backendsOf(String database) throws SQLException {
+        List<Long> pids = new ArrayList<>();
+        try (Connection c = statsConnection(); PreparedStatement q = c.prepareStatement(
+                "SELECT pid FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()")) {
+            q.setString(1, database);
+            try (ResultSet r = q.executeQuery()) {
+                while (r.next()) {
+                    pids.add(r.getLong(1));
+                }
+            }
+        }
+        return pids;
     }
 
     boolean embedded() {

@@ -43,7 +43,9 @@ record BenchOptions(
         double burstRate,
         int burstCalibration,
         int burstBacklogLimit,
-        List<Integer> clusterNodes) {
+        List<Integer> clusterNodes,
+        boolean simulatorProcess,
+        Path statementsDir) {
 
     static final String USAGE = """
             java -jar benchmarks/target/checkout-benchmarks.jar [options]: the standard checkout workload
@@ -80,6 +82,10 @@ record BenchOptions(
                                     (--burst too starts the packaged application as its own process)
               --app-property=k=v    (repeatable) extra property for every application started (experiments only)
               --seed=42             seed of the generated checkouts
+              --simulator=process   the payment provider simulator as its own process (the packaged jar, its own
+                                    database on the same server), as a real provider would be; =inprocess: inside
+                                    the application, as the embedded demo runs it
+              --statements-dir=DIR  write each configuration's pg_stat_statements (query, calls, rows) there as TSV
               --wait-quiet=PCT      before each run, wait until the machine is less than PCT % busy (others compiling)
                   --wait-quiet-max=10m  but no longer than this (the JSON line records how busy it was)
             """;
@@ -88,6 +94,8 @@ record BenchOptions(
         String jdbcUrl = null;
         String user = "postgres";
         String password = "";
+        boolean simulatorProcess = true;
+        Path statementsDir = null;
         int n = 5000;
         int warmup = 500;
         int jvmWarmup = 2000;
@@ -157,6 +165,9 @@ record BenchOptions(
                 case "burst-calibration" -> burstCalibration = positive(name, value);
                 case "burst-backlog-limit" -> burstBacklogLimit = integer(name, value);
                 case "cluster" -> clusterNodes = list(name, value).stream().map(v -> integer(name, v)).toList();
+                case "simulator" -> simulatorProcess = oneOf(name, List.of(require(name, value)), "process",
+                        "inprocess").get(0).equals("process");
+                case "statements-dir" -> statementsDir = Path.of(require(name, value));
                 case "help" -> throw new IllegalArgumentException(USAGE);
                 default -> throw new IllegalArgumentException("unknown option --" + name + "\n" + USAGE);
             }
@@ -164,7 +175,7 @@ record BenchOptions(
         return new BenchOptions(jdbcUrl, user, password, n, warmup, jvmWarmup, concurrency, modes, transports, matrix,
                 skipCeiling, lag, lagCheckouts, lagWait, recovery, recoveryCheckouts, jar, List.copyOf(appJvmOptions),
                 replay, replayCheckouts, replayCopies, List.copyOf(appProperties), seed, quietBelow, quietWaitMax, burst, burstSeconds,
-                burstFactor, burstRate, burstCalibration, burstBacklogLimit, clusterNodes);
+                burstFactor, burstRate, burstCalibration, burstBacklogLimit, clusterNodes, simulatorProcess, statementsDir);
     }
 
     private static String require(String name, String value) {

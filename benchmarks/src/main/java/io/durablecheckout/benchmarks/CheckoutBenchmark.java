@@ -6,6 +6,7 @@ import java.io.PrintStream;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryUsage;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
@@ -66,9 +67,34 @@ public final class CheckoutBenchmark {
         System.exit(status); // the application's non-daemon threads must not keep the harness alive
     }
 
+    /** The provider simulator's own process (--simulator=process, the default) for the matrix's configurations. */
+    private SimulatorProcess simulator;
+
+    private List<String> appProperties(String mode) {
+        List<String> extra = simulator == null ? List.of() : simulator.applicationProperties();
+        return BenchApplication.properties(mode, options, extra.toArray(String[]::new));
+    }
+
     private void run() throws Exception {
         emit(environment());
         if (options.matrix()) {
+            if (options.simulatorProcess()) {
+                simulator = SimulatorProcess.start(db, options);
+            }
+            try {
+                runMatrix();
+            } finally {
+                if (simulator != null) {
+                    simulator.close();
+                    simulator = null;
+                }
+            }
+        }
+        runOthers();
+    }
+
+    private void runMatrix() throws Exception {
+        {
             warmUpJvm();
             for (String mode : options.modes()) {
                 for (String transport : options.transports()) {
@@ -78,6 +104,9 @@ public final class CheckoutBenchmark {
                 }
             }
         }
+    }
+
+    private void runOthers() throws Exception {
         if (options.lag()) {
             emit(new DeadlineLagRun(db, options).run());
         }
@@ -112,7 +141,7 @@ public final class CheckoutBenchmark {
         int perRun = Math.max(1, options.jvmWarmup() / (options.modes().size() * options.transports().size()));
         for (String mode : options.modes()) {
             db.reset();
-            try (BenchApplication app = BenchApplication.start(db, BenchApplication.properties(mode, options));
+            try (BenchApplication app = BenchApplication.start(db, appProperties(mode));
                  CompletionWatcher watcher = new CompletionWatcher(app.eventStore())) {
                 for (String transport : options.transports()) {
                     long start = System.nanoTime();
@@ -173,7 +202,7 @@ public final class CheckoutBenchmark {
         boolean peakReset = Resources.resetPeakRss();
         long wallStart = System.nanoTime();
         Map<String, Object> line = new LinkedHashMap<>();
-        try (BenchApplication app = BenchApplication.start(db, BenchApplication.properties(mode, options));
+        try (BenchApplication app = BenchApplication.start(db, appProperties(mode));
              CompletionWatcher watcher = new CompletionWatcher(app.eventStore())) {
             Submitter submitter = submitter(app, transport);
             ClosedLoop.Result warm = ClosedLoop.run(new Workload(options.seed() + 1, "warmup"), options.warmup(),
@@ -181,21 +210,20 @@ public final class CheckoutBenchmark {
             progress("%s: warm-up %d done in %.1f s (%d errors, %d timeouts)", label, warm.completed(),
                     warm.seconds(), warm.errors(), warm.timeouts());
 
-            app.flushDatabaseStatistics();
-            Thread.sleep(1500);
+            // commits and events are counted from here as before; the work units (issue 22) from the same point to
+            // every processor at the head
+            WorkUnits work = WorkUnits.start(db, app, simulator, transport.equals("http"));
             long commitsBefore = db.committedTransactions();
             long eventsBefore = db.events();
             long gcBefore = Resources.gcMillis();
-            CpuWindow cpu = CpuWindow.start(() -> Stream.of(ProcessHandle.current()), db);
 
             ClosedLoop.Result run = ClosedLoop.run(new Workload(options.seed(), "run"), options.n(), concurrency,
                     submitter, watcher);
 
-            CpuWindow.Split split = cpu.stop();
+            Map<String, Object> units = new LinkedHashMap<>();
+            CpuWindow.Split split = work.stop(units, run.completed(), label, options.statementsDir());
             long gc = Resources.gcMillis() - gcBefore;
             MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
-            app.flushDatabaseStatistics();
-            Thread.sleep(1500);
             long commits = db.committedTransactions() - commitsBefore;
             long events = db.events() - eventsBefore;
 
@@ -213,6 +241,8 @@ public final class CheckoutBenchmark {
             line.put("gc_ms", gc);
             // shares of the machine (100 = every core busy) during the counted run; "other" is everyone else
             split.put(line, "jvm", run.completed());
+            line.putAll(units);
+            line.put("simulator", simulator == null ? "in the application" : "its own process");
             before.put(line);
         }
         Report.summary(label, line, "jvm");

@@ -46,6 +46,18 @@ final class ClosedLoop {
         }
     }
 
+    /** CPU time and allocated bytes of every client thread, added when it ends (work units: WorkUnits). */
+    static final java.util.concurrent.atomic.LongAdder CLIENT_CPU_NANOS = new java.util.concurrent.atomic.LongAdder();
+    static final java.util.concurrent.atomic.LongAdder CLIENT_ALLOCATED_BYTES = new java.util.concurrent.atomic.LongAdder();
+
+    private static void accountClientThread() {
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        CLIENT_CPU_NANOS.add(Math.max(0, threads.getCurrentThreadCpuTime()));
+        if (threads instanceof com.sun.management.ThreadMXBean sun && sun.isThreadAllocatedMemorySupported()) {
+            CLIENT_ALLOCATED_BYTES.add(Math.max(0, sun.getCurrentThreadAllocatedBytes()));
+        }
+    }
+
     static Result run(Workload workload, int count, int concurrency, Submitter submitter, CompletionWatcher watcher)
             throws InterruptedException {
         AtomicInteger next = new AtomicInteger();
@@ -59,33 +71,11 @@ final class ClosedLoop {
         long start = System.nanoTime();
         for (int c = 0; c < Math.min(concurrency, count); c++) {
             Thread client = new Thread(() -> {
-                int i;
-                while ((i = next.getAndIncrement()) < count) {
-                    Workload.Checkout checkout = workload.checkout(i);
-                    CompletableFuture<Long> done = watcher.completionOf(checkout.checkoutId());
-                    long submitted = System.nanoTime();
-                    try {
-                        submitter.submit(checkout);
-                    } catch (Exception e) {
-                        errors.incrementAndGet();
-                        firstError.compareAndSet(null, e.toString());
-                        continue;
-                    }
-                    try {
-                        long seen = done.get(COMPLETION_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-                        latencies[i] = seen - submitted;
-                        lastCompletion.accumulateAndGet(seen, Math::max);
-                    } catch (TimeoutException e) {
-                        timeouts.incrementAndGet();
-                        firstError.compareAndSet(null, "not completed within " + COMPLETION_TIMEOUT + ": "
-                                + checkout.checkoutId());
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        return;
-                    } catch (Exception e) {
-                        errors.incrementAndGet();
-                        firstError.compareAndSet(null, e.toString());
-                    }
+                try {
+                    runClient(workload, count, submitter, watcher, next, latencies, errors, timeouts, firstError,
+                            lastCompletion);
+                } finally {
+                    accountClientThread();
                 }
             }, "bench-client-" + c);
             clients.add(client);
@@ -97,6 +87,39 @@ final class ClosedLoop {
         long end = lastCompletion.get() == Long.MIN_VALUE ? System.nanoTime() : lastCompletion.get();
         long[] done = Arrays.stream(latencies).filter(l -> l >= 0).sorted().toArray();
         return new Result(count, done, errors.get(), timeouts.get(), firstError.get(), start, end);
+    }
+
+    private static void runClient(Workload workload, int count, Submitter submitter, CompletionWatcher watcher,
+                                  AtomicInteger next, long[] latencies, AtomicInteger errors, AtomicInteger timeouts,
+                                  AtomicReference<String> firstError, AtomicLong lastCompletion) {
+        int i;
+        while ((i = next.getAndIncrement()) < count) {
+            Workload.Checkout checkout = workload.checkout(i);
+            CompletableFuture<Long> done = watcher.completionOf(checkout.checkoutId());
+            long submitted = System.nanoTime();
+            try {
+                submitter.submit(checkout);
+            } catch (Exception e) {
+                errors.incrementAndGet();
+                firstError.compareAndSet(null, e.toString());
+                continue;
+            }
+            try {
+                long seen = done.get(COMPLETION_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                latencies[i] = seen - submitted;
+                lastCompletion.accumulateAndGet(seen, Math::max);
+            } catch (TimeoutException e) {
+                timeouts.incrementAndGet();
+                firstError.compareAndSet(null, "not completed within " + COMPLETION_TIMEOUT + ": "
+                        + checkout.checkoutId());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (Exception e) {
+                errors.incrementAndGet();
+                firstError.compareAndSet(null, e.toString());
+            }
+        }
     }
 
     /** What {@link #submitAll} got back: accepted and refused submissions, and the first failure. */

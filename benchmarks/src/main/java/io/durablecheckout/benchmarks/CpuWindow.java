@@ -16,26 +16,38 @@ final class CpuWindow {
     private final Map<Long, Long> applicationBefore;
     private final Map<Long, Long> postgresBefore;
     private final Resources.HostCpu hostBefore;
+    private final Supplier<Stream<ProcessHandle>> simulator;
+    private final Map<Long, Long> simulatorBefore;
 
-    private CpuWindow(Supplier<Stream<ProcessHandle>> application, BenchDatabase db) {
+    private CpuWindow(Supplier<Stream<ProcessHandle>> application, BenchDatabase db,
+                      Supplier<Stream<ProcessHandle>> simulator) {
         this.application = application;
         this.db = db;
+        this.simulator = simulator;
+        this.simulatorBefore = Resources.cpuTicks(simulator.get());
         this.applicationBefore = Resources.cpuTicks(application.get());
         this.postgresBefore = Resources.cpuTicks(db.serverProcesses());
         this.hostBefore = Resources.HostCpu.now();
     }
 
     static CpuWindow start(Supplier<Stream<ProcessHandle>> application, BenchDatabase db) {
-        return new CpuWindow(application, db);
+        return new CpuWindow(application, db, Stream::empty);
+    }
+
+    /** With the provider simulator's own process, counted apart ({@link Split#simulatorTicks}). */
+    static CpuWindow start(Supplier<Stream<ProcessHandle>> application, BenchDatabase db,
+                           Supplier<Stream<ProcessHandle>> simulator) {
+        return new CpuWindow(application, db, simulator);
     }
 
     Split stop() {
         Resources.HostCpu hostAfter = Resources.HostCpu.now();
         long applicationTicks = Resources.ticksBetween(applicationBefore, Resources.cpuTicks(application.get()));
         long postgresTicks = Resources.ticksBetween(postgresBefore, Resources.cpuTicks(db.serverProcesses()));
+        long simulatorTicks = Resources.ticksBetween(simulatorBefore, Resources.cpuTicks(simulator.get()));
         return new Split(applicationTicks, postgresTicks, hostAfter.busyPercentSince(hostBefore),
                 hostAfter.percentOfCapacity(hostBefore, applicationTicks),
-                hostAfter.percentOfCapacity(hostBefore, postgresTicks));
+                hostAfter.percentOfCapacity(hostBefore, postgresTicks), simulatorTicks);
     }
 
     /**
@@ -43,7 +55,7 @@ final class CpuWindow {
      * @param applicationPct the application's share of the machine, {@code postgresPct} the server's
      */
     record Split(long applicationTicks, long postgresTicks, double hostPct, double applicationPct,
-                 double postgresPct) {
+                 double postgresPct, long simulatorTicks) {
 
         /** CPU time of the application and PostgreSQL together, per completed checkout (issue 14's measure). */
         double msPerCheckout(long completed) {

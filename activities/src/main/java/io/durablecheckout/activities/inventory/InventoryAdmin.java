@@ -38,14 +38,17 @@ public class InventoryAdmin {
         return jdbc.update(INSERT_STOCK, params(tenantId, sku, quantity)) == 1;
     }
 
-    /** Batch form of {@link #seed}; returns how many rows were created. */
+    /**
+     * Batch form of {@link #seed}; returns how many rows were created. One statement (the driver rewrites batches
+     * into multi-row inserts, which report no per-row counts).
+     */
     public int seedAll(TenantId tenantId, Collection<String> skus, long quantity) {
         if (quantity < 0) throw new IllegalArgumentException("quantity must be >= 0");
-        int[] counts = jdbc.batchUpdate(INSERT_STOCK, skus.stream()
-                .map(sku -> params(tenantId, sku, quantity)).toArray(MapSqlParameterSource[]::new));
-        int created = 0;
-        for (int count : counts) created += Math.max(count, 0);
-        return created;
+        return jdbc.update("INSERT INTO stock (tenant_id, sku, initial_quantity, available)"
+                        + " SELECT :tenant, s.sku, :qty, :qty FROM unnest(CAST(:skus AS text[])) AS s(sku)"
+                        + " ON CONFLICT (tenant_id, sku) DO NOTHING",
+                new MapSqlParameterSource("tenant", tenantId.value()).addValue("qty", quantity)
+                        .addValue("skus", skus.toArray(String[]::new)));
     }
 
     /** @throws NoSuchElementException if the tenant has no stock row for the SKU */

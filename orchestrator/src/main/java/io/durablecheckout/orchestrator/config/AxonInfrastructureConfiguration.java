@@ -123,6 +123,10 @@ public class AxonInfrastructureConfiguration {
                 .upcasterChain(EventUpcasters.chain())
                 .persistenceExceptionResolver(persistenceExceptionResolver)
                 .schema(new EventSchema())
+                // one statement per fetch, none more when it finds nothing (EventsOnlyStorageEngine.readAfter)
+                .readEventDataWithoutGaps(EventsOnlyStorageEngine::readAfter)
+                .readEventDataWithGaps(EventsOnlyStorageEngine::readAfterAndGaps)
+                .extendedGapCheckEnabled(false)
                 .dataType(byte[].class));
     }
 
@@ -149,7 +153,7 @@ public class AxonInfrastructureConfiguration {
                 .connectionProvider(connectionProvider)
                 .sqlSchema(new PostgresSagaSqlSchema())
                 .serializer(serializer)
-                .build(), serializer);
+                .build(), serializer, connectionProvider);
     }
 
     /** db-scheduler executes the deadlines Axon schedules; the task resolves the manager lazily (it needs the scheduler). */

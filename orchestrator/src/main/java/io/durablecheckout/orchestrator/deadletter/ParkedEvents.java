@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator.deadletter;
 
+import io.durablecheckout.activities.Savepoints;
 import io.durablecheckout.api.activity.ActivityHeartbeatEvent;
 import io.durablecheckout.api.activity.ActivityResultEvent;
 import io.durablecheckout.api.checkout.CheckoutEvent;
@@ -152,7 +153,9 @@ public class ParkedEvents {
         }
         SequencedDeadLetterProcessor<EventMessage<?>> letters = processing.sequencedDeadLetterProcessor(processor)
                 .orElseThrow(() -> new IllegalStateException("no dead-letter processor for " + processor));
-        return Optional.of(letters.process(letter -> checkoutId.equals(checkoutOf(letter))));
+        // guarded: the retry's transaction also requeues a letter that fails again, so one intent must not abort it
+        return Optional.of(Savepoints.alwaysGuarded(
+                () -> letters.process(letter -> checkoutId.equals(checkoutOf(letter)))));
     }
 
     /** Gives up the checkout's parked events in {@code processor}: they are removed and never handled. */

@@ -34,6 +34,7 @@ class ChangedOnlySagaStoreTest {
     static TransactionManager transactions;
     static JdbcTemplate jdbc;
     static SagaStore<Object> store;
+    static SagaStore<Object> lookupStore;
 
     public static class Relay {
         public String checkoutId;
@@ -51,6 +52,89 @@ class ChangedOnlySagaStoreTest {
         Serializer serializer = JacksonSerializer.defaultSerializer();
         store = new ChangedOnlySagaStore(JdbcSagaStore.builder().connectionProvider(connections)
                 .sqlSchema(new PostgresSagaSqlSchema()).serializer(serializer).build(), serializer);
+        lookupStore = new ChangedOnlySagaStore(JdbcSagaStore.builder().connectionProvider(connections)
+                .sqlSchema(new PostgresSagaSqlSchema()).serializer(serializer).build(), serializer, connections);
+    }
+
+    @Test
+    void aLookupLoadsWhatItFindsInTheSameStatementAndTheLoadThatFollowsReadsNothingMore() {
+        insert("s-4", "co_4");
+        inTransaction(() -> store.updateSaga(Relay.class, "s-4", relay("co_4", true),
+                associations("co_4", new AssociationValue("refundId", "r-4"))));
+
+        inTransaction(() -> {
+            assertThat(lookupStore.findSagas(Relay.class, association("co_4"))).containsExactly("s-4");
+            // gone from the table after the lookup (another session): the load is served by what the lookup read
+            jdbc.update("DELETE FROM sagaentry WHERE sagaid = 's-4'");
+            SagaStore.Entry<Relay> entry = lookupStore.loadSaga(Relay.class, "s-4");
+            assertThat(entry.saga().checkoutId).isEqualTo("co_4");
+            assertThat(entry.saga().cancellationRequested).isTrue();
+            assertThat(entry.associationValues()).containsExactlyInAnyOrder(association("co_4"),
+                    new AssociationValue("refundId", "r-4"));
+            // used once: a second load reads the store (where the row is now gone)
+            assertThat(lookupStore.loadSaga(Relay.class, "s-4")).isNull();
+        });
+    }
+
+    @Test
+    void aLookupFindsWhatAxonsStoreFindsAndLoadsItTheSame() {
+        insert("s-5", "co_5");
+        insert("s-6", "co_5");
+        jdbc.update("INSERT INTO associationvalueentry (associationkey, associationvalue, sagaid, sagatype)"
+                + " SELECT associationkey, associationvalue, 's-orphan', sagatype FROM associationvalueentry"
+                + " WHERE sagaid = 's-5'"); // an association whose saga row is gone
+
+        inTransaction(() -> {
+            assertThat(lookupStore.findSagas(Relay.class, association("co_5")))
+                    .isEqualTo(store.findSagas(Relay.class, association("co_5")))
+                    .containsExactly("s-5", "s-6", "s-orphan");
+            assertThat(lookupStore.loadSaga(Relay.class, "s-orphan")).isNull();
+            SagaStore.Entry<Relay> viaLookup = lookupStore.loadSaga(Relay.class, "s-6");
+            SagaStore.Entry<Relay> direct = store.loadSaga(Relay.class, "s-6");
+            assertThat(viaLookup.saga()).usingRecursiveComparison().isEqualTo(direct.saga());
+            assertThat(viaLookup.associationValues()).isEqualTo(direct.associationValues());
+        });
+        // outside a unit of work: Axon's own statements
+        assertThat(lookupStore.findSagas(Relay.class, association("co_5"))).contains("s-5", "s-6");
+    }
+
+    @Test
+    void aSagaIsInsertedAndDeletedWithItsAssociationsAsAxonsStoreDoesIt() {
+        Relay saga = relay("co_7", false);
+        Set<AssociationValue> values = Set.of(association("co_7"), new AssociationValue("refundId", "r-7"));
+        inTransaction(() -> lookupStore.insertSaga(Relay.class, "s-7", saga, values));
+        inTransaction(() -> store.insertSaga(Relay.class, "s-8", saga, values));
+
+        String rows = "SELECT string_agg(concat_ws('|', associationkey, associationvalue, sagatype), ',' ORDER BY"
+                + " associationkey) FROM associationvalueentry WHERE sagaid = ?";
+        assertThat(jdbc.queryForObject(rows, String.class, "s-7")).isEqualTo(jdbc.queryForObject(rows, String.class, "s-8"));
+        String entry = "SELECT concat_ws('|', revision, sagatype, encode(serializedsaga, 'hex')) FROM sagaentry"
+                + " WHERE sagaid = ?";
+        assertThat(jdbc.queryForObject(entry, String.class, "s-7")).isEqualTo(jdbc.queryForObject(entry, String.class, "s-8"));
+        assertThat(inTransactionGet(() -> lookupStore.loadSaga(Relay.class, "s-7").associationValues()))
+                .isEqualTo(values);
+
+        inTransaction(() -> lookupStore.deleteSaga(Relay.class, "s-7", values));
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM sagaentry WHERE sagaid = 's-7'", Long.class)).isZero();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM associationvalueentry WHERE sagaid = 's-7'", Long.class))
+                .isZero();
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM associationvalueentry WHERE sagaid = 's-8'", Long.class))
+                .isEqualTo(2);
+    }
+
+    private static Relay relay(String checkoutId, boolean cancellationRequested) {
+        Relay saga = new Relay();
+        saga.checkoutId = checkoutId;
+        saga.cancellationRequested = cancellationRequested;
+        return saga;
+    }
+
+    private static AssociationValuesImpl associations(String checkoutId, AssociationValue... more) {
+        AssociationValuesImpl values = new AssociationValuesImpl(Set.of(association(checkoutId)));
+        for (AssociationValue v : more) {
+            values.add(v);
+        }
+        return values;
     }
 
     @AfterAll

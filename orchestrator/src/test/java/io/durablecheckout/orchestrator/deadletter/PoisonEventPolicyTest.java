@@ -1,6 +1,7 @@
 package io.durablecheckout.orchestrator.deadletter;
 
 import io.durablecheckout.activities.PoisonInputException;
+import io.durablecheckout.activities.Savepoints;
 import io.durablecheckout.api.activity.ReceiptDeliverySucceededEvent;
 import io.durablecheckout.api.checkout.CheckoutCompletedEvent;
 import io.durablecheckout.api.values.CheckoutId;
@@ -15,11 +16,13 @@ import org.junit.jupiter.api.Test;
 import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import java.sql.SQLException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchRuntimeException;
 
 /** Which failures park an event and which fail the batch for a retry (the fault matrix depends on the second). */
 class PoisonEventPolicyTest {
@@ -46,6 +49,26 @@ class PoisonEventPolicyTest {
         assertThatThrownBy(() -> decide(new RuntimeException(new SQLException("terminating connection", "57P01"))))
                 .isInstanceOf(RuntimeException.class);
         assertThatThrownBy(() -> decide(new QueryTimeoutException("slow"))).isInstanceOf(QueryTimeoutException.class);
+    }
+
+    @Test
+    void anIntentThatFailedOutsideASavepointFailsTheBatchSoItsRetryRunsGuarded() {
+        Savepoints savepoints = new Savepoints(new org.springframework.jdbc.datasource.DriverManagerDataSource());
+        TransactionSynchronizationManager.setActualTransactionActive(true); // as inside a processor's batch
+        RuntimeException failure;
+        try {
+            assertThat(savepoints.guarded()).isFalse();
+            failure = catchRuntimeException(() -> savepoints.run(() -> {
+                throw new PoisonInputException("provider_reference is 300 characters, at most 255 fit");
+            }));
+        } finally {
+            TransactionSynchronizationManager.setActualTransactionActive(false);
+        }
+        assertThat(failure).isInstanceOf(Savepoints.RetryUnderSavepointException.class)
+                .hasCauseInstanceOf(PoisonInputException.class);
+        assertThat(savepoints.guarded()).isTrue();
+        // not parked as it is: the batch (perhaps aborted, perhaps holding the intent's partial writes) rolls back
+        assertThatThrownBy(() -> decide(failure)).isSameAs(failure);
     }
 
     @Test

@@ -1,0 +1,108 @@
+package io.durablecheckout.orchestrator.config;
+
+import org.axonframework.common.jdbc.ConnectionProvider;
+import org.axonframework.common.jdbc.UnitOfWorkAwareConnectionProviderWrapper;
+import org.axonframework.common.transaction.NoTransactionManager;
+import org.axonframework.eventhandling.GapAwareTrackingToken;
+import org.axonframework.eventhandling.TrackingToken;
+import org.axonframework.eventsourcing.eventstore.jdbc.EventSchema;
+import org.axonframework.eventsourcing.eventstore.jdbc.JdbcEventStorageEngine;
+import org.axonframework.serialization.json.JacksonSerializer;
+import org.axonframework.spring.jdbc.SpringDataSourceConnectionProvider;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The processors' open-ended fetch reads what Axon's windowed fetch with its extended gap check reads: the same
+ * events, the same tokens, through gaps of uncommitted transactions and a jump over a gap larger than a batch.
+ */
+class EventsOnlyStorageEngineTest {
+
+    static ScratchDatabase database;
+    static JdbcTemplate jdbc;
+    static JdbcEventStorageEngine product;
+    static JdbcEventStorageEngine axons;
+
+    @BeforeAll
+    static void database() throws Exception {
+        database = ScratchDatabase.start("event-fetch", "/db/migration/core/V1__axon_event_store_tokens_sagas.sql");
+        jdbc = new JdbcTemplate(database.dataSource());
+        ConnectionProvider connections =
+                new UnitOfWorkAwareConnectionProviderWrapper(new SpringDataSourceConnectionProvider(database.dataSource()));
+        product = new EventsOnlyStorageEngine(builder(connections)
+                .readEventDataWithoutGaps(EventsOnlyStorageEngine::readAfter)
+                .readEventDataWithGaps(EventsOnlyStorageEngine::readAfterAndGaps)
+                .extendedGapCheckEnabled(false));
+        axons = builder(connections).build();
+    }
+
+    private static JdbcEventStorageEngine.Builder builder(ConnectionProvider connections) {
+        return JdbcEventStorageEngine.builder().connectionProvider(connections)
+                .transactionManager(NoTransactionManager.INSTANCE)
+                .eventSerializer(JacksonSerializer.defaultSerializer())
+                .snapshotSerializer(JacksonSerializer.defaultSerializer())
+                .schema(new EventSchema()).dataType(byte[].class).batchSize(100);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        database.close();
+    }
+
+    @Test
+    void theSameEventsAndTokensThroughGapsAndAJumpLargerThanABatch() {
+        for (long i = 1; i <= 5; i++) {
+            append(i);
+        }
+        assertThat(indexes(product, null)).containsExactly(1L, 2L, 3L, 4L, 5L).isEqualTo(indexes(axons, null));
+        TrackingToken five = lastToken(product, null);
+        assertThat(five).isEqualTo(lastToken(axons, null));
+
+        append(700); // far beyond one batch of 100; 6 to 699: transactions that have not committed yet
+        assertThat(indexes(product, five)).containsExactly(700L).isEqualTo(indexes(axons, five));
+        TrackingToken after = lastToken(product, five);
+        assertThat(after).isEqualTo(lastToken(axons, five));
+        assertThat(((GapAwareTrackingToken) after).getGaps()).contains(6L, 7L, 699L);
+
+        append(6); // a gap's transaction commits late: it is still delivered
+        append(1500); // and the next jump, now read with the token's gaps
+        assertThat(indexes(product, after)).containsExactly(6L, 1500L).isEqualTo(indexes(axons, after));
+        TrackingToken caughtUp = lastToken(product, after);
+        assertThat(caughtUp).isEqualTo(lastToken(axons, after));
+
+        // caught up: nothing more, from either
+        assertThat(indexes(product, caughtUp)).isEmpty();
+        assertThat(indexes(axons, caughtUp)).isEmpty();
+    }
+
+    private static void append(long globalIndex) {
+        jdbc.update("INSERT INTO domainevententry (globalindex, aggregateidentifier, sequencenumber, type,"
+                + " eventidentifier, metadata, payload, payloadtype, timestamp) VALUES (?, ?, 0, 'Checkout', ?, ?, ?, 'x', ?)",
+                globalIndex, "agg-" + globalIndex, "evt-" + globalIndex, "{}".getBytes(), "{}".getBytes(),
+                java.time.Instant.now().toString());
+    }
+
+    private static List<Long> indexes(JdbcEventStorageEngine engine, TrackingToken from) {
+        List<Long> indexes = new ArrayList<>();
+        try (var events = engine.readEvents(from, false)) {
+            // the event's own index (a late gap's event leaves the token's index where it was)
+            events.forEach(e -> indexes.add(Long.parseLong(((org.axonframework.eventhandling.DomainEventMessage<?>) e)
+                    .getAggregateIdentifier().substring("agg-".length()))));
+        }
+        return indexes;
+    }
+
+    private static TrackingToken lastToken(JdbcEventStorageEngine engine, TrackingToken from) {
+        try (var events = engine.readEvents(from, false)) {
+            return events.map(e -> (TrackingToken) e.trackingToken())
+                    .reduce((a, b) -> b).orElse(from);
+        }
+    }
+}
