@@ -90,7 +90,7 @@ public final class Savepoints {
      * writes, so the batch must roll back and run again (transient for the dead-letter policy); the retry runs under
      * savepoints and meets the {@link #getCause() cause} there, where it is judged as itself.
      */
-    public static final class RetryUnderSavepointException extends RuntimeException {
+    public static final class RetryUnderSavepointException extends org.springframework.dao.TransientDataAccessException {
         RetryUnderSavepointException(RuntimeException cause) {
             super("an intent failed outside a savepoint; its batch is retried with savepoints: " + cause.getMessage(),
                     cause);

@@ -1,8 +1,10 @@
 package io.durablecheckout.orchestrator.config;
 
+import io.durablecheckout.activities.Savepoints;
 import io.durablecheckout.activities.inventory.InventoryAdmin;
 import io.durablecheckout.activities.payments.PaymentProvider;
 import io.durablecheckout.orchestrator.dashboard.ProviderLookup;
+import io.durablecheckout.orchestrator.deadletter.GuardedRetry;
 import io.durablecheckout.api.values.OperationId;
 import io.durablecheckout.api.values.TenantId;
 import io.durablecheckout.orchestrator.web.StockAdmin;
@@ -46,5 +48,10 @@ class ActivityPorts {
                 return inventory.getObject().seed(tenantId, sku, quantity);
             }
         };
+    }
+
+    @Bean
+    GuardedRetry guardedRetry() {
+        return work -> Savepoints.alwaysGuarded(work::getAsBoolean);
     }
 }

@@ -1,6 +1,5 @@
 package io.durablecheckout.orchestrator.deadletter;
 
-import io.durablecheckout.activities.Savepoints;
 import io.durablecheckout.api.activity.ActivityHeartbeatEvent;
 import io.durablecheckout.api.activity.ActivityResultEvent;
 import io.durablecheckout.api.checkout.CheckoutEvent;
@@ -57,16 +56,18 @@ public class ParkedEvents {
     private final TransactionManager transactions;
     private final JdbcSequencedDeadLetterQueue<EventMessage<?>> sagaQueue;
     private final CommandGateway commands;
+    private final GuardedRetry guarded;
 
     public ParkedEvents(JdbcTemplate jdbc, org.axonframework.config.EventProcessingConfiguration processing,
                         TransactionManager transactions,
                         @Qualifier("sagaDeadLetterQueue") JdbcSequencedDeadLetterQueue<EventMessage<?>> sagaQueue,
-                        CommandGateway commands) {
+                        CommandGateway commands, GuardedRetry guarded) {
         this.jdbc = jdbc;
         this.processing = processing;
         this.transactions = transactions;
         this.sagaQueue = sagaQueue;
         this.commands = commands;
+        this.guarded = guarded;
     }
 
     /**
@@ -154,8 +155,7 @@ public class ParkedEvents {
         SequencedDeadLetterProcessor<EventMessage<?>> letters = processing.sequencedDeadLetterProcessor(processor)
                 .orElseThrow(() -> new IllegalStateException("no dead-letter processor for " + processor));
         // guarded: the retry's transaction also requeues a letter that fails again, so one intent must not abort it
-        return Optional.of(Savepoints.alwaysGuarded(
-                () -> letters.process(letter -> checkoutId.equals(checkoutOf(letter)))));
+        return Optional.of(guarded.run(() -> letters.process(letter -> checkoutId.equals(checkoutOf(letter)))));
     }
 
     /** Gives up the checkout's parked events in {@code processor}: they are removed and never handled. */

@@ -1,6 +1,6 @@
 package io.durablecheckout.orchestrator.deadletter;
 
-import io.durablecheckout.activities.Savepoints;
+import org.springframework.dao.TransientDataAccessException;
 import org.axonframework.common.AxonTransientException;
 import org.axonframework.common.jdbc.JdbcException;
 import org.axonframework.modelling.command.ConcurrencyException;
@@ -57,8 +57,8 @@ public final class PoisonEventPolicy implements EnqueuePolicy<EventMessage<?>> {
 
     /** Whether a retry of the same event might succeed because the failure was the database's, not the event's. */
     public static boolean isTransient(Throwable error) {
-        if (error instanceof Savepoints.RetryUnderSavepointException) {
-            return true; // the batch runs again with savepoints, where the cause is judged as itself
+        if (error instanceof TransientDataAccessException) {
+            return true; // e.g. the activities' "run the batch again under savepoints", where the cause is judged as itself
         }
         for (Throwable t = error; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof SQLException sql && sql.getSQLState() != null && sql.getSQLState().length() >= 2) {

@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator.replay;
 
+import io.durablecheckout.orchestrator.cli.CommandLineOptions;
 import io.durablecheckout.orchestrator.serialization.EventUpcasters;
 import ch.qos.logback.classic.Level;
 import io.durablecheckout.orchestrator.serialization.AxonJson;
@@ -296,36 +297,8 @@ public final class ReplayCommand {
         if (args.length == 0 || !(args[0].equals("replay") || args[0].equals("export"))) {
             throw new IllegalArgumentException("expected 'replay' or 'export'");
         }
-        Map<String, String> options = new LinkedHashMap<>();
-        List<String> flags = List.of("all");
-        List<String> valued = List.of("checkout", "file", "since", "jdbc-url", "jdbc-user", "jdbc-password",
-                "data-dir", "out", "threads", "show");
-        for (int i = 1; i < args.length; i++) {
-            String arg = args[i];
-            if (!arg.startsWith("--")) {
-                throw new IllegalArgumentException("unexpected argument '" + arg + "'");
-            }
-            String name = arg.substring(2);
-            String value = null;
-            int eq = name.indexOf('=');
-            if (eq >= 0) {
-                value = name.substring(eq + 1);
-                name = name.substring(0, eq);
-            }
-            if (flags.contains(name)) {
-                options.put(name, "true");
-            } else if (valued.contains(name)) {
-                if (value == null) {
-                    if (i + 1 >= args.length) {
-                        throw new IllegalArgumentException("--" + name + " needs a value");
-                    }
-                    value = args[++i];
-                }
-                options.put(name, value);
-            } else {
-                throw new IllegalArgumentException("unknown option --" + name);
-            }
-        }
+        Map<String, String> options = CommandLineOptions.parse(args, List.of("all"), List.of("checkout", "file",
+                "since", "jdbc-url", "jdbc-user", "jdbc-password", "data-dir", "out", "threads", "show"));
         int targets = (options.containsKey("checkout") ? 1 : 0) + (options.containsKey("file") ? 1 : 0)
                 + (options.containsKey("all") ? 1 : 0);
         if (args[0].equals("replay") && targets != 1) {

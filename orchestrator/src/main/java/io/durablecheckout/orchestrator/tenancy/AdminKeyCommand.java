@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator.tenancy;
 
+import io.durablecheckout.orchestrator.cli.CommandLineOptions;
 import ch.qos.logback.classic.Level;
 import org.flywaydb.core.Flyway;
 import org.postgresql.ds.PGSimpleDataSource;
@@ -134,33 +135,8 @@ public final class AdminKeyCommand {
         if (args.length == 0 || !NAME.equals(args[0])) {
             throw new IllegalArgumentException("expected '" + NAME + "'");
         }
-        Map<String, String> options = new LinkedHashMap<>();
-        List<String> valued = List.of("label", "jdbc-url", "jdbc-user", "jdbc-password");
-        for (int i = 1; i < args.length; i++) {
-            String arg = args[i];
-            if (!arg.startsWith("--")) {
-                throw new IllegalArgumentException("unexpected argument '" + arg + "'");
-            }
-            String name = arg.substring(2);
-            String value = null;
-            int eq = name.indexOf('=');
-            if (eq >= 0) {
-                value = name.substring(eq + 1);
-                name = name.substring(0, eq);
-            }
-            if (!valued.contains(name)) {
-                throw new IllegalArgumentException("unknown option --" + name);
-            }
-            if (value == null) {
-                if (i + 1 >= args.length) {
-                    throw new IllegalArgumentException("--" + name + " needs a value");
-                }
-                value = args[++i];
-            }
-            if (options.put(name, value) != null) {
-                throw new IllegalArgumentException("--" + name + " given twice");
-            }
-        }
+        Map<String, String> options = CommandLineOptions.parse(args, List.of(),
+                List.of("label", "jdbc-url", "jdbc-user", "jdbc-password"));
         if (options.containsKey("label") && options.get("label").isBlank()) {
             throw new IllegalArgumentException("--label must not be blank");
         }
