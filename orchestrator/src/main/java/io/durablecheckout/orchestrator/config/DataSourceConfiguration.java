@@ -3,6 +3,11 @@ package io.durablecheckout.orchestrator.config;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.beans.factory.support.AbstractBeanDefinition;
+import org.springframework.beans.factory.support.BeanDefinitionBuilder;
+import org.springframework.beans.factory.support.BeanDefinitionRegistry;
+import org.springframework.beans.factory.support.BeanDefinitionRegistryPostProcessor;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -71,11 +76,29 @@ public class DataSourceConfiguration {
     /**
      * The build's class-data sharing training start ({@code -Dspring.context.exit=onRefresh}, decision 56) halts the
      * JVM once every bean exists, before anything starts, without closing beans or running shutdown hooks: the
-     * embedded server would outlive it. Stopped here first; nothing uses the database between this and the halt.
+     * embedded server would outlive it. Stopped then, by the last of the post-initialization callbacks: registered
+     * after every other bean definition, so the others (which may read the database) have run.
      */
     @Bean
-    SmartInitializingSingleton stopEmbeddedPostgresBeforeTrainingHalt(EmbeddedPostgresHolder embedded) {
-        return () -> {
+    static BeanDefinitionRegistryPostProcessor stopEmbeddedPostgresBeforeTrainingHalt() {
+        return new BeanDefinitionRegistryPostProcessor() {
+            @Override
+            public void postProcessBeanDefinitionRegistry(BeanDefinitionRegistry registry) {
+                registry.registerBeanDefinition("embeddedPostgresTrainingStop", BeanDefinitionBuilder
+                        .genericBeanDefinition(TrainingStop.class)
+                        .setAutowireMode(AbstractBeanDefinition.AUTOWIRE_CONSTRUCTOR).getBeanDefinition());
+            }
+
+            @Override
+            public void postProcessBeanFactory(ConfigurableListableBeanFactory beanFactory) {
+            }
+        };
+    }
+
+    /** Stops the embedded server at the end of a training start (see above); does nothing otherwise. */
+    record TrainingStop(EmbeddedPostgresHolder embedded) implements SmartInitializingSingleton {
+        @Override
+        public void afterSingletonsInstantiated() {
             if ("onRefresh".equalsIgnoreCase(SpringProperties.getProperty("spring.context.exit"))) {
                 try {
                     embedded.close();
@@ -83,7 +106,7 @@ public class DataSourceConfiguration {
                     throw new IllegalStateException("stopping the embedded PostgreSQL of a training start", e);
                 }
             }
-        };
+        }
     }
 
     /** Lets the embedded server be stopped after the pool is closed (the pool depends on it). */
