@@ -69,9 +69,9 @@ public final class WebhookSecret {
     /** Why one configured secret is unusable, or null: too short, or a {@code whsec_} value that is not base64. */
     public static String problem(String secret) {
         if (secret.length() < MIN_LENGTH) return "shorter than " + MIN_LENGTH + " characters";
-        if (secret.startsWith(WebhookSignatures.SECRET_PREFIX)) {
+        if (secret.startsWith(WebhookSignatures.SIGNING_KEY_PREFIX)) {
             try {
-                byte[] key = java.util.Base64.getDecoder().decode(secret.substring(WebhookSignatures.SECRET_PREFIX.length()));
+                byte[] key = java.util.Base64.getDecoder().decode(secret.substring(WebhookSignatures.SIGNING_KEY_PREFIX.length()));
                 if (key.length < 24) return "a whsec_ key of " + key.length + " bytes (at least 24)";
             } catch (IllegalArgumentException e) {
                 return "a whsec_ value that is not base64";

@@ -32,7 +32,7 @@ public final class WebhookSignatures {
     public static final String ID_HEADER = "webhook-id";
     public static final String TIMESTAMP_HEADER = "webhook-timestamp";
     public static final String SIGNATURE_HEADER = "webhook-signature";
-    public static final String SECRET_PREFIX = "whsec_";
+    public static final String SIGNING_KEY_PREFIX = "whsec_";
 
     private WebhookSignatures() {
     }
@@ -40,7 +40,7 @@ public final class WebhookSignatures {
     /** The library's signer for one secret. */
     public static Webhook webhook(String secret) {
         if (secret == null || secret.isEmpty()) throw new IllegalArgumentException("no webhook secret");
-        return secret.startsWith(SECRET_PREFIX) ? new Webhook(secret)
+        return secret.startsWith(SIGNING_KEY_PREFIX) ? new Webhook(secret)
                 : new Webhook(secret.getBytes(StandardCharsets.UTF_8));
     }
 

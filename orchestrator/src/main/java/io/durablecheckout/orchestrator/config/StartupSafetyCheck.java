@@ -75,16 +75,16 @@ public class StartupSafetyCheck implements BeanFactoryPostProcessor, Environment
         boolean payments = flag(env, "checkout.activities.enabled", true)
                 && flag(env, "checkout.activities.payments.enabled", true);
         boolean stripe = "stripe".equals(env.getProperty(StripeConfiguration.PROVIDER, "http"));
-        if (payments && stripe && env.getProperty(StripeConfiguration.API_KEY, "").isBlank()) {
-            problems.add(StripeConfiguration.API_KEY + " (CHECKOUT_PAYMENTS_STRIPE_API_KEY) is not set: the Stripe secret "
+        if (payments && stripe && env.getProperty(StripeConfiguration.KEY_PROPERTY, "").isBlank()) {
+            problems.add(StripeConfiguration.KEY_PROPERTY + " (CHECKOUT_PAYMENTS_STRIPE_API_KEY) is not set: the Stripe secret "
                     + "key the payments service calls Stripe with (" + StripeConfiguration.PROVIDER + "=stripe)");
         }
         if (env.getProperty("spring.datasource.url", "").isBlank()) {
             return problems; // the embedded demo
         }
         if (stripe && flag(env, "checkout.orchestrator.enabled", true)
-                && env.getProperty(StripeConfiguration.WEBHOOK_SECRET, "").isBlank()) {
-            problems.add(StripeConfiguration.WEBHOOK_SECRET + " (CHECKOUT_PAYMENTS_STRIPE_WEBHOOK_SECRET) is not set: "
+                && env.getProperty(StripeConfiguration.SIGNING_PROPERTY, "").isBlank()) {
+            problems.add(StripeConfiguration.SIGNING_PROPERTY + " (CHECKOUT_PAYMENTS_STRIPE_WEBHOOK_SECRET) is not set: "
                     + "the endpoint secret (whsec_…) Stripe signs its webhooks with (Stripe-Signature)");
         }
         if (receipts && "sink".equals(transport) && flag(env, "checkout.mail.sink.enabled", true)

@@ -30,9 +30,9 @@ class WebhookVerificationConfiguration {
     }
 
     @Bean
-    @ConditionalOnProperty(name = StripeConfiguration.WEBHOOK_SECRET)
+    @ConditionalOnProperty(name = StripeConfiguration.SIGNING_PROPERTY)
     NotificationSignatures stripeNotificationSignatures(Environment env, WebhookProperties properties) {
-        String secret = env.getRequiredProperty(StripeConfiguration.WEBHOOK_SECRET);
+        String secret = env.getRequiredProperty(StripeConfiguration.SIGNING_PROPERTY);
         long tolerance = properties.webhookTolerance().toSeconds();
         return new NotificationSignatures() {
             @Override

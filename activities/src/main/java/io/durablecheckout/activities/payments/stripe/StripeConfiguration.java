@@ -15,7 +15,7 @@ import java.time.Duration;
 
 /**
  * {@code checkout.payments.provider=stripe}: the payments service calls Stripe ({@link StripePaymentProvider}) instead
- * of the generic HTTP provider. {@value #API_KEY} is required (a start without it is refused, StartupSafetyCheck);
+ * of the generic HTTP provider. {@value #KEY_PROPERTY} is required (a start without it is refused, StartupSafetyCheck);
  * {@value #API_BASE} points the SDK elsewhere (tests: a stub). Timeouts are {@code checkout.payments.*}'s.
  */
 @Configuration(proxyBeanMethods = false)
@@ -23,9 +23,9 @@ import java.time.Duration;
 public class StripeConfiguration {
 
     public static final String PROVIDER = "checkout.payments.provider";
-    public static final String API_KEY = "checkout.payments.stripe.api-key";
+    public static final String KEY_PROPERTY = "checkout.payments.stripe.api-key";
     public static final String API_BASE = "checkout.payments.stripe.api-base";
-    public static final String WEBHOOK_SECRET = "checkout.payments.stripe.webhook-secret";
+    public static final String SIGNING_PROPERTY = "checkout.payments.stripe.webhook-secret";
 
     @Bean
     @ConditionalOnProperty(name = {"checkout.activities.enabled", "checkout.activities.payments.enabled"},
@@ -35,7 +35,7 @@ public class StripeConfiguration {
         Duration connect = properties.connectTimeout() == null ? Duration.ofSeconds(1) : properties.connectTimeout();
         Duration read = properties.requestTimeout() == null ? Duration.ofSeconds(2) : properties.requestTimeout();
         StripeClient.StripeClientBuilder client = StripeClient.builder()
-                .setApiKey(env.getRequiredProperty(API_KEY))
+                .setApiKey(env.getRequiredProperty(KEY_PROPERTY))
                 .setMaxNetworkRetries(0) // the workflow retries, under the same keys
                 .setConnectTimeout((int) connect.toMillis())
                 .setReadTimeout((int) read.toMillis());
