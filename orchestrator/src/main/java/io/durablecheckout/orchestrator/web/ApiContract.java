@@ -43,6 +43,7 @@ public class ApiContract implements OpenApiCustomizer {
             Map.entry("POST /api/v1/payment-callbacks/stripe", "202"),
             Map.entry("POST /api/v1/admin/tenants", "201"),
             Map.entry("POST /api/v1/admin/tenants/{tenantId}/keys", "201"),
+            Map.entry("POST /api/v1/admin/tenants/{tenantId}/stock", "201"),
             Map.entry("POST /api/v1/admin/keys/{keyId}/rotate", "201"));
 
     /** Every operation: bad input, no or a wrong key, a missing role, an unknown path or method, limits, our failure. */
