@@ -3,7 +3,7 @@ package io.durablecheckout.benchmarks;
 import io.durablecheckout.orchestrator.config.EventProcessingConfiguration;
 import io.durablecheckout.orchestrator.config.AxonInfrastructureConfiguration;
 import io.durablecheckout.orchestrator.readmodel.CheckoutSummaryRebuild;
-import io.durablecheckout.orchestrator.replay.EventUpcasters;
+import io.durablecheckout.orchestrator.serialization.EventUpcasters;
 import io.durablecheckout.orchestrator.replay.ReplayCommand;
 import io.durablecheckout.orchestrator.replay.StoredHistories;
 import org.axonframework.eventhandling.EventTrackerStatus;
