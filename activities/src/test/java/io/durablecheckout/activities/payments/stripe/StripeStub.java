@@ -3,6 +3,7 @@ package io.durablecheckout.activities.payments.stripe;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import com.stripe.StripeClient;
+import io.durablecheckout.activities.payments.stripe.fake.StripeOpenApi;
 
 import java.util.List;
 
@@ -11,8 +12,8 @@ import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
 
 /**
- * Stripe's API on a loopback port (WireMock), answering with bodies of Stripe's shapes: a PaymentIntent as the API
- * reference and Stripe's published fixtures ({@code stripe/openapi}, {@code openapi/fixtures3.json}) have it.
+ * Stripe's API on a loopback port (WireMock), answering with bodies of Stripe's shapes; on close, every answer it
+ * served is checked against Stripe's published OpenAPI description ({@link StripeOpenApi}).
  */
 final class StripeStub implements AutoCloseable {
 
@@ -41,9 +42,9 @@ final class StripeStub implements AutoCloseable {
                  "client_secret":"%s_secret_stub","confirmation_method":"automatic","created":1764720000,
                  "currency":"eur","customer":null,"description":null,"last_payment_error":%s,"latest_charge":%s,
                  "livemode":false,"metadata":{"operation_id":"%s","tenant_id":"demo"},"next_action":%s,
-                 "on_behalf_of":null,"payment_method":"pm_card_visa","payment_method_configuration_details":null,
+                 "on_behalf_of":null,"payment_method":"pm_card_visa",
                  "payment_method_options":{},"payment_method_types":["card"],"processing":null,"receipt_email":null,
-                 "review":null,"setup_future_usage":null,"shipping":null,"source":null,"statement_descriptor":null,
+                 "review":null,"setup_future_usage":null,"shipping":null,"statement_descriptor":null,
                  "statement_descriptor_suffix":null,"status":"%s","transfer_data":null,"transfer_group":null}
                 """.formatted(id, amount, "requires_capture".equals(status) ? amount : 0,
                 "succeeded".equals(status) ? amount : 0, "canceled".equals(status) ? "1764720100" : "null", id,
@@ -53,10 +54,11 @@ final class StripeStub implements AutoCloseable {
     }
 
     static String error(String type, String code, String declineCode) {
-        return """
-                {"error":{"type":"%s","code":%s,"decline_code":%s,"message":"stubbed %s","doc_url":null,"param":null}}
-                """.formatted(type, code == null ? "null" : "\"" + code + "\"",
-                declineCode == null ? "null" : "\"" + declineCode + "\"", type);
+        // Stripe leaves out what does not apply (its schema has no null for code or decline_code)
+        return "{\"error\":{\"type\":\"" + type + "\""
+                + (code == null ? "" : ",\"code\":\"" + code + "\"")
+                + (declineCode == null ? "" : ",\"decline_code\":\"" + declineCode + "\"")
+                + ",\"message\":\"stubbed " + type + "\"}}";
     }
 
     static String search(String... intents) {
@@ -67,13 +69,22 @@ final class StripeStub implements AutoCloseable {
     static String refund(String id, String intentId, long amount) {
         return """
                 {"id":"%s","object":"refund","amount":%d,"balance_transaction":null,"charge":"ch_%s","created":1764720200,
-                 "currency":"eur","destination_details":null,"metadata":{},"payment_intent":"%s","reason":null,
+                 "currency":"eur","metadata":{},"payment_intent":"%s","reason":null,
                  "receipt_number":null,"source_transfer_reversal":null,"status":"succeeded","transfer_reversal":null}
                 """.formatted(id, amount, intentId.substring(3), intentId);
     }
 
+    /** Every answer served must be one Stripe's published description allows (a stub can't invent a shape). */
     @Override
     public void close() {
-        server.stop();
+        try {
+            List<String> violations = StripeOpenApi.violations(server);
+            if (!violations.isEmpty()) {
+                throw new AssertionError("stubbed answers Stripe's OpenAPI description does not allow:\n"
+                        + String.join("\n", violations));
+            }
+        } finally {
+            server.stop();
+        }
     }
 }
