@@ -20,6 +20,14 @@ public interface ResourceMutants {
         return false;
     }
 
+    /**
+     * The Stripe adapter forgets the intent it recorded and creates under a key of each call's own (the bug of a key
+     * that includes the attempt): a repeated authorization makes a second PaymentIntent and charges it.
+     */
+    default boolean stripeKeyPerCall() {
+        return false;
+    }
+
     /** The receipts resource hands every message to the mail service twice. */
     default boolean sendMessageTwice() {
         return false;

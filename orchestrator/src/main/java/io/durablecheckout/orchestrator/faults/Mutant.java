@@ -23,7 +23,9 @@ enum Mutant {
     /** Receipts ignore a message recorded as sent: a redelivered intent sends it again. */
     SEND_MESSAGE_AGAIN,
     /** Receipts hand each message to the mail service twice, in one attempt. */
-    SEND_MESSAGE_TWICE;
+    SEND_MESSAGE_TWICE,
+    /** The Stripe adapter creates a PaymentIntent under a key per call: a repeated authorization charges again. */
+    STRIPE_KEY_PER_CALL;
 
     public String slug() {
         return name().toLowerCase(Locale.ROOT).replace('_', '-');
@@ -74,6 +76,11 @@ enum Mutant {
                 @Override
                 public boolean sendMessageTwice() {
                     return on.contains(SEND_MESSAGE_TWICE);
+                }
+
+                @Override
+                public boolean stripeKeyPerCall() {
+                    return on.contains(STRIPE_KEY_PER_CALL);
                 }
             };
         }

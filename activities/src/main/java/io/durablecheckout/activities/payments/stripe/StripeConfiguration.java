@@ -1,8 +1,10 @@
 package io.durablecheckout.activities.payments.stripe;
 
 import com.stripe.StripeClient;
+import io.durablecheckout.activities.ResourceMutants;
 import io.durablecheckout.activities.payments.PaymentProvider;
 import io.durablecheckout.activities.payments.PaymentsProperties;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -31,7 +33,8 @@ public class StripeConfiguration {
     @ConditionalOnProperty(name = {"checkout.activities.enabled", "checkout.activities.payments.enabled"},
             havingValue = "true", matchIfMissing = true)
     public PaymentProvider stripePaymentProvider(Environment env, PaymentsProperties properties, DataSource dataSource,
-                                                 PlatformTransactionManager transactions) {
+                                                 PlatformTransactionManager transactions,
+                                                 ObjectProvider<ResourceMutants> mutants) {
         Duration connect = properties.connectTimeout() == null ? Duration.ofSeconds(1) : properties.connectTimeout();
         Duration read = properties.requestTimeout() == null ? Duration.ofSeconds(2) : properties.requestTimeout();
         StripeClient.StripeClientBuilder client = StripeClient.builder()
@@ -41,6 +44,7 @@ public class StripeConfiguration {
                 .setReadTimeout((int) read.toMillis());
         String base = env.getProperty(API_BASE, "");
         if (!base.isBlank()) client.setApiBase(base);
-        return new StripePaymentProvider(client.build(), new JdbcTemplate(dataSource), transactions);
+        return new StripePaymentProvider(client.build(), new JdbcTemplate(dataSource), transactions,
+                mutants.getIfAvailable(() -> ResourceMutants.NONE));
     }
 }

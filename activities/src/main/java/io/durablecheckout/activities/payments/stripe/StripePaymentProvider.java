@@ -20,6 +20,7 @@ import com.stripe.param.PaymentIntentConfirmParams;
 import com.stripe.param.PaymentIntentCreateParams;
 import com.stripe.param.PaymentIntentSearchParams;
 import com.stripe.param.RefundCreateParams;
+import io.durablecheckout.activities.ResourceMutants;
 import io.durablecheckout.activities.payments.PaymentProvider;
 import io.durablecheckout.api.activity.PaymentLookupOutcome;
 import io.durablecheckout.api.values.Money;
@@ -57,8 +58,16 @@ public class StripePaymentProvider implements PaymentProvider {
     private final JdbcTemplate jdbc;
     private final TransactionTemplate ownTransaction;
 
+    private final ResourceMutants mutants;
+
     public StripePaymentProvider(StripeClient stripe, JdbcTemplate jdbc, PlatformTransactionManager transactions) {
+        this(stripe, jdbc, transactions, ResourceMutants.NONE);
+    }
+
+    public StripePaymentProvider(StripeClient stripe, JdbcTemplate jdbc, PlatformTransactionManager transactions,
+                                 ResourceMutants mutants) {
         this.stripe = stripe;
+        this.mutants = mutants;
         this.jdbc = jdbc;
         this.ownTransaction = new TransactionTemplate(transactions);
         // committed at once: the intent exists at Stripe whatever happens to the worker's transaction
@@ -74,14 +83,17 @@ public class StripePaymentProvider implements PaymentProvider {
     public AuthorizationAnswer authorize(OperationId operationId, Money amount, String paymentToken, String tenantId) {
         PaymentIntent intent;
         try {
-            intent = recordedIntent(operationId).isPresent() ? null : create(operationId, amount, paymentToken, tenantId);
+            intent = recordedIntent(operationId).isPresent() && !mutants.stripeKeyPerCall() ? null
+                    : create(operationId, amount, paymentToken, tenantId);
         } catch (StripeException e) {
             return failed("create", e);
         }
         String id = intent != null ? intent.getId() : recordedIntent(operationId).orElseThrow();
         if (intent != null) {
             ownTransaction.executeWithoutResult(tx -> jdbc.update("INSERT INTO stripe_payment_intents (operation_id,"
-                    + " intent_id) VALUES (?, ?) ON CONFLICT (operation_id) DO NOTHING", operationId.value(), id));
+                    + " intent_id) VALUES (?, ?) ON CONFLICT (operation_id) DO "
+                    + (mutants.stripeKeyPerCall() ? "UPDATE SET intent_id = excluded.intent_id" : "NOTHING"),
+                    operationId.value(), id));
         }
         try {
             PaymentIntent current = intent != null ? intent : stripe.v1().paymentIntents().retrieve(id);
@@ -89,7 +101,7 @@ public class StripePaymentProvider implements PaymentProvider {
                 return authorization(current); // confirmed before (a redelivery): its state is the answer
             }
             return authorization(stripe.v1().paymentIntents().confirm(id, PaymentIntentConfirmParams.builder().build(),
-                    key(operationId.value() + ":confirm")));
+                    key(operationId.value() + ":confirm" + (mutants.stripeKeyPerCall() ? ":" + id : ""))));
         } catch (StripeException e) {
             return failed("confirm", e);
         }
@@ -105,7 +117,9 @@ public class StripePaymentProvider implements PaymentProvider {
                 .addPaymentMethodType("card")
                 .putMetadata(METADATA_OPERATION, operationId.value());
         if (tenantId != null) params.putMetadata(METADATA_TENANT, tenantId);
-        return stripe.v1().paymentIntents().create(params.build(), key(operationId.value() + ":create"));
+        // the mutant's key names the call, not the operation (a fault-matrix run proves the counts catch it)
+        return stripe.v1().paymentIntents().create(params.build(), key(operationId.value() + ":create"
+                + (mutants.stripeKeyPerCall() ? ":" + System.nanoTime() : "")));
     }
 
     /** Captures an authorized intent under the capture operation's key (capture belongs at order confirmation). */
