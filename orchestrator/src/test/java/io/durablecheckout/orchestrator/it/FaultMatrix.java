@@ -104,10 +104,15 @@ final class FaultMatrix {
 
     /** kill -9 at a named step boundary (the process kills itself the {@code after}-th time it gets there). */
     static Result crashAt(CrashPoint point, int after, int run, List<String> extraArgs) throws Exception {
+        return crashAt(point, after, run, extraArgs, false);
+    }
+
+    /** @param edges on Stripe (the fake) and SMTP (GreenMail) instead of the simulator and the mail sink */
+    static Result crashAt(CrashPoint point, int after, int run, List<String> extraArgs, boolean edges) throws Exception {
         List<String> args = new ArrayList<>(extraArgs);
         args.add("--checkout.fault-injection.crash-at=" + point.slug());
         args.add("--checkout.fault-injection.crash-after=" + after);
-        try (Run r = new Run("crash-" + point.slug() + "-" + run)) {
+        try (Run r = new Run((edges ? "edges-" : "") + "crash-" + point.slug() + "-" + run, edges)) {
             NodeProcess first = r.node("n1", args);
             r.submitWorkload(first.port());
             if (!first.awaitExit(Duration.ofSeconds(90))) {
@@ -115,7 +120,7 @@ final class FaultMatrix {
                 throw new AssertionError("crash point " + point.slug() + " was never reached " + after + " times");
             }
             // the recovering node has the same workflow settings (the checkouts' own are recorded in their histories)
-            return r.recoverAndJudge("kill -9", point.slug(), run,
+            return r.recoverAndJudge("kill -9", point.slug() + (edges ? " [Stripe, SMTP]" : ""), run,
                     extraArgs.stream().filter(a -> a.startsWith("--checkout.workflow.")
                             || a.startsWith("--checkout.fault-injection.mutant=")).toList());
         }
@@ -207,7 +212,11 @@ final class FaultMatrix {
      * @param extraArgs for both nodes (e.g. {@code --checkout.fault-injection.mutant=...})
      */
     static Result redelivery(int run, String label, List<String> extraArgs) throws Exception {
-        try (Run r = new Run("redelivery-" + run + (label.isEmpty() ? "" : "-" + label))) {
+        return redelivery(run, label, extraArgs, false);
+    }
+
+    static Result redelivery(int run, String label, List<String> extraArgs, boolean edges) throws Exception {
+        try (Run r = new Run((edges ? "edges-" : "") + "redelivery-" + run + (label.isEmpty() ? "" : "-" + label), edges)) {
             NodeProcess first = r.node("n1", extraArgs);
             r.submitWorkload(first.port());
             r.awaitSettled(Duration.ofSeconds(120));
@@ -229,7 +238,7 @@ final class FaultMatrix {
             // sentinels: new checkouts finish only once each single-segment processor has replayed everything
             List<String> sentinels = new ArrayList<>();
             for (int i = 0; i < 4; i++) {
-                sentinels.add(r.submit(new Order("tok_approve", false)));
+                sentinels.add(r.submit(new Order(edges ? "pm_card_visa" : "tok_approve", false)));
             }
             await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(250))
                     .until(() -> sentinels.stream().allMatch(id -> "completed".equals(r.states().get(id))));
@@ -240,7 +249,8 @@ final class FaultMatrix {
                     .filter(e -> !e.getValue().equals(after.get(e.getKey())))
                     .map(e -> e.getKey() + ": " + e.getValue() + " -> " + after.get(e.getKey())).toList();
             Result result = r.judgeUnrecorded("every processor batch redelivered",
-                    "all events to all processors" + (label.isEmpty() ? "" : " [mutant " + label + "]"), run, started);
+                    "all events to all processors" + (edges ? " [Stripe, SMTP]" : "")
+                            + (label.isEmpty() ? "" : " [mutant " + label + "]"), run, started);
             List<String> more = new ArrayList<>();
             if (!changed.isEmpty()) {
                 more.add("states changed by redelivery: " + changed);
@@ -303,8 +313,16 @@ final class FaultMatrix {
         final List<CompletableFuture<Void>> submissions = new ArrayList<>();
         final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
+        /** On Stripe and SMTP (null: the simulator and the demo mail sink). */
+        final MatrixEdges edges;
+
         Run(String name) throws IOException {
+            this(name, false);
+        }
+
+        Run(String name, boolean atTheEdges) throws IOException {
             this.name = name;
+            this.edges = atTheEdges ? new MatrixEdges() : null;
             this.dataDir = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "matrix-pg-");
             this.pgPort = NodeProcess.freePort();
             this.postgres = EmbeddedPostgresServer.start(dataDir, pgPort);
@@ -318,6 +336,7 @@ final class FaultMatrix {
             List<String> args = new ArrayList<>(NODE_ARGS);
             args.add("--checkout.processing.node-id=" + node);
             args.addAll(extra);
+            if (edges != null) args.addAll(edges.nodeArgs());
             // -Dmatrix.node-args="--a=b --c=d": appended to every node's arguments (e.g. to run a scenario as a mutant)
             args.addAll(List.of(System.getProperty("matrix.node-args", "").split(" ")).stream()
                     .filter(a -> !a.isBlank()).toList());
@@ -329,7 +348,7 @@ final class FaultMatrix {
 
         void submitWorkload(int nodePort) {
             port.set(nodePort);
-            for (Order order : WORKLOAD) {
+            for (Order order : workload()) {
                 submissions.add(CompletableFuture.runAsync(() -> submit(order), clients));
             }
         }
@@ -353,6 +372,10 @@ final class FaultMatrix {
                 toCancel.add(id[0]);
             }
             return id[0];
+        }
+
+        List<Order> workload() {
+            return edges == null ? WORKLOAD : MatrixEdges.WORKLOAD;
         }
 
         HttpResponse<String> post(String path, String idempotencyKey, String body) {
@@ -403,7 +426,7 @@ final class FaultMatrix {
             double seconds = (System.nanoTime() - startedNanos) / 1e9;
             awaitResourcesCaughtUp();
             Map<String, String> states = states();
-            List<String> violations = new InvariantChecker(db).violations().stream()
+            List<String> violations = new InvariantChecker(db, edges == null).violations().stream()
                     .filter(v -> !staleCallTolerated || !v.invariant().equals(InvariantChecker.CALL_AFTER_OUTCOME))
                     .map(v -> v.invariant() + ": " + v.evidence()).collect(Collectors.toCollection(ArrayList::new));
             int duplicated = (int) violations.stream().filter(v -> v.startsWith("1 ")).count();
@@ -422,45 +445,56 @@ final class FaultMatrix {
             // review by design. Any other there means the product gave up on work it could have finished (a pause
             // that burns every lease, say), which "settled" would otherwise hide.
             accepted.stream().filter(id -> "manual_review".equals(states.get(id)))
-                    .filter(id -> !MANUAL_REVIEW_BY_DESIGN.contains(tokenOf.getOrDefault(id, "(token not recorded)")))
+                    .filter(id -> !MANUAL_REVIEW_BY_DESIGN.contains(tokenOf.getOrDefault(id, "(token not recorded)"))
+                            && !MatrixEdges.MANUAL_REVIEW_BY_DESIGN.contains(tokenOf.getOrDefault(id, "")))
                     .sorted()
                     .forEach(id -> violations.add("manual review for a checkout that should finish on its own: " + id
                             + " (" + tokenOf.get(id) + "): " + reviewReason(id)));
-            // the counting itself: a completed checkout's authorization and receipt must have reached the provider and
-            // the mail service, or the effect checks above counted nothing and proved nothing
-            db.query("""
-                    SELECT checkout_id FROM checkout_summary s WHERE state = 'completed'
-                      AND (NOT EXISTS (SELECT 1 FROM simulator_calls c
-                                       WHERE c.idempotency_key = s.checkout_id || '/authorize-payment')
-                           OR NOT EXISTS (SELECT 1 FROM mail_sink_messages m
-                                          WHERE m.idempotency_key = s.checkout_id || '/send-receipt'))""",
-                    rs -> {
-                        violations.add("effects not counted for completed checkout " + rs.getString(1));
-                    });
-            Effects effects = Effects.count(db);
-            effects.write(name);
-            // Receipts and notices are at least once with a recognisable resend (docs/reliability.md): one message per
-            // operation, except where the run can die between the hand-off to the mail service and our commit; there
-            // the next owner sends once more, under the same key (the mail's Message-ID), and never a third time.
-            // After a kill, the resend must be the recovering node's: the first message before it started, the
-            // second after (two messages of one attempt, as a bug would send them, stay a violation).
-            effects.perKey().getOrDefault("MAIL", Map.of()).forEach((key, sent) -> {
-                int allowed = resendWindow(fault, boundary) && (recoveryStartedAt == null || Boolean.TRUE.equals(
-                        db.queryForObject("SELECT min(sent_at) < ? AND max(sent_at) >= ? FROM mail_sink_messages "
-                                + "WHERE operation_id = ?", Boolean.class, recoveryStartedAt, recoveryStartedAt, key)))
-                        ? 2 : 1;
-                if (sent > allowed) {
-                    violations.add("1 one message per operation" + (allowed > 1 ? ", one resend in the crash window"
-                            : " outside a crash window") + ": " + key + " sent " + sent + " times");
-                }
-            });
+            String counted;
+            if (edges != null) {
+                // at the edges the effects are counted at the Stripe fake and the SMTP server (MatrixEdges)
+                violations.addAll(edges.violations(db, resendWindow(fault, boundary), recoveryStartedAt,
+                        staleCallTolerated));
+                counted = edges.summary();
+            } else {
+                // the counting itself: a completed checkout's authorization and receipt must have reached the provider and
+                // the mail service, or the effect checks above counted nothing and proved nothing
+                db.query("""
+                        SELECT checkout_id FROM checkout_summary s WHERE state = 'completed'
+                          AND (NOT EXISTS (SELECT 1 FROM simulator_calls c
+                                           WHERE c.idempotency_key = s.checkout_id || '/authorize-payment')
+                               OR NOT EXISTS (SELECT 1 FROM mail_sink_messages m
+                                              WHERE m.idempotency_key = s.checkout_id || '/send-receipt'))""",
+                        rs -> {
+                            violations.add("effects not counted for completed checkout " + rs.getString(1));
+                        });
+                Effects effects = Effects.count(db);
+                effects.write(name);
+                // Receipts and notices are at least once with a recognisable resend (docs/reliability.md): one message per
+                // operation, except where the run can die between the hand-off to the mail service and our commit; there
+                // the next owner sends once more, under the same key (the mail's Message-ID), and never a third time.
+                // After a kill, the resend must be the recovering node's: the first message before it started, the
+                // second after (two messages of one attempt, as a bug would send them, stay a violation).
+                effects.perKey().getOrDefault("MAIL", Map.of()).forEach((key, sent) -> {
+                    int allowed = resendWindow(fault, boundary) && (recoveryStartedAt == null || Boolean.TRUE.equals(
+                            db.queryForObject("SELECT min(sent_at) < ? AND max(sent_at) >= ? FROM mail_sink_messages "
+                                    + "WHERE operation_id = ?", Boolean.class, recoveryStartedAt, recoveryStartedAt, key)))
+                            ? 2 : 1;
+                    if (sent > allowed) {
+                        violations.add("1 one message per operation" + (allowed > 1 ? ", one resend in the crash window"
+                                : " outside a crash window") + ": " + key + " sent " + sent + " times");
+                    }
+                });
+                counted = effects.summary();
+            }
+            duplicated = (int) violations.stream().filter(v -> v.startsWith("1 ")).count();
             writeHistories(states);
             // how the run's checkouts ended, beside the effects: a run where nothing completed counts few effects
             String ended = states.entrySet().stream().filter(e -> accepted.contains(e.getKey()))
                     .collect(Collectors.groupingBy(Map.Entry::getValue, java.util.TreeMap::new, Collectors.counting()))
                     .toString();
             Result result = new Result(fault, boundary, run, accepted.size(), lost, duplicated, invisible, seconds,
-                    violations, effects.summary() + "; ended " + ended);
+                    violations, counted + "; ended " + ended);
             return result;
         }
 
@@ -545,7 +579,7 @@ final class FaultMatrix {
                             }
                         }
                     }
-                    return accepted.size() >= WORKLOAD.size()
+                    return accepted.size() >= workload().size()
                             && accepted.stream().allMatch(id -> isSettled(id, states.get(id)));
                 });
                 return true;
@@ -593,6 +627,7 @@ final class FaultMatrix {
                 n.close();
             }
             postgres.close();
+            if (edges != null) edges.close();
         }
     }
 

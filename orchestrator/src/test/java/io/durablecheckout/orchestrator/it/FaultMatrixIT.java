@@ -86,6 +86,24 @@ class FaultMatrixIT {
                     "kill -9 at " + point.slug() + " #" + run,
                     () -> FaultMatrix.crashAt(point, AFTER.get(point), run, argsFor(point)), FaultMatrixIT::check)));
         }
+        // At the real edges (the Stripe adapter against a stateful fake of Stripe's API, receipts over SMTP to
+        // GreenMail): CI kills at the payment and receipt effects; the full matrix at every boundary, and redelivers.
+        for (CrashPoint point : full ? List.of(CrashPoint.values())
+                : List.of(CrashPoint.PAYMENT_EFFECT, CrashPoint.RECEIPT_EFFECT)) {
+            scenarios.add(new Scenario("Stripe and SMTP: kill -9 at " + point.slug() + " #1",
+                    () -> FaultMatrix.crashAt(point, AFTER.get(point), 1, argsFor(point), true), FaultMatrixIT::check));
+        }
+        if (full) {
+            scenarios.add(new Scenario("Stripe and SMTP: everything redelivered #1",
+                    () -> FaultMatrix.redelivery(1, "", List.of(), true), FaultMatrixIT::check));
+        }
+        // ... and their counts can fail: a key per call at Stripe charges a redelivered authorization again
+        scenarios.add(new Scenario("Stripe and SMTP: mutants stripe-key-per-call, send-message-twice are caught",
+                () -> FaultMatrix.redelivery(1, "stripe-key-per-call,send-message-twice", List.of(
+                        "--checkout.fault-injection.mutant=call-provider-after-outcome,stripe-key-per-call,"
+                                + "send-message-twice"), true), result -> caught(result,
+                "1 one PaymentIntent per operation at Stripe", "1 one charge per operation at Stripe",
+                "1 one message per operation outside a crash window")));
         if (!full) {
             // regression: a node frozen inside a transaction held row locks and blocked the takeover of its work
             scenarios.add(new Scenario("SIGSTOP past leases and claims #1", () -> FaultMatrix.pause(1), FaultMatrixIT::check));

@@ -15,9 +15,19 @@ public final class InvariantChecker {
 
 
     private final JdbcTemplate db;
+    private final boolean demoEdges;
 
     public InvariantChecker(JdbcTemplate db) {
+        this(db, true);
+    }
+
+    /**
+     * @param demoEdges whether the product paid through the simulator and mailed through the demo sink, whose tables
+     *                  the effect checks read; at the real edges (Stripe, SMTP) the fault matrix counts them there
+     */
+    public InvariantChecker(JdbcTemplate db, boolean demoEdges) {
         this.db = db;
+        this.demoEdges = demoEdges;
     }
 
     public record Violation(String invariant, String evidence) {
@@ -82,14 +92,16 @@ public final class InvariantChecker {
                   AND EXISTS (SELECT 1 FROM domainevententry e WHERE e.aggregateidentifier = p.checkout_id
                               AND e.payloadtype IN ('io.durablecheckout.api.checkout.PaymentAuthorizedEvent',
                                                     'io.durablecheckout.api.checkout.PaymentDeclinedEvent'))""");
-        check(v, "1 a message recorded as sent reached the mail service", """
-                SELECT r.operation_id FROM receipt_operations r WHERE r.status = 'SENT'
-                  AND r.recipient <> '[erased]' -- erased personal data: recorded as done, nobody to send it to
-                  AND NOT EXISTS (SELECT 1 FROM mail_sink_messages m WHERE m.idempotency_key = r.operation_id)""");
-        check(v, "1 payment_operations.attempts never exceeds the calls the provider received under that key", """
-                SELECT p.operation_id, p.attempts, count(c.id) AS calls
-                FROM payment_operations p LEFT JOIN simulator_calls c ON c.idempotency_key = p.operation_id
-                GROUP BY p.operation_id, p.attempts HAVING p.attempts > count(c.id)""");
+        if (demoEdges) { // counted at the simulator's request log and the demo mail sink (else at the real edges)
+            check(v, "1 a message recorded as sent reached the mail service", """
+                    SELECT r.operation_id FROM receipt_operations r WHERE r.status = 'SENT'
+                      AND r.recipient <> '[erased]' -- erased personal data: recorded as done, nobody to send it to
+                      AND NOT EXISTS (SELECT 1 FROM mail_sink_messages m WHERE m.idempotency_key = r.operation_id)""");
+            check(v, "1 payment_operations.attempts never exceeds the calls the provider received under that key", """
+                    SELECT p.operation_id, p.attempts, count(c.id) AS calls
+                    FROM payment_operations p LEFT JOIN simulator_calls c ON c.idempotency_key = p.operation_id
+                    GROUP BY p.operation_id, p.attempts HAVING p.attempts > count(c.id)""");
+        }
         check(v, "1 a decided payment operation was called and recorded at least once", """
                 SELECT operation_id, status FROM payment_operations
                 WHERE status IN ('AUTHORIZED', 'DECLINED', 'VOIDED', 'REFUNDED', 'ANSWERED') AND attempts < 1""");
