@@ -1,10 +1,10 @@
 package io.durablecheckout.orchestrator.it;
 
-import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import com.icegreen.greenmail.util.GreenMail;
 import com.icegreen.greenmail.util.GreenMailUtil;
 import com.icegreen.greenmail.util.ServerSetupTest;
+import io.durablecheckout.activities.payments.stripe.fake.StripeFake;
 import io.durablecheckout.orchestrator.config.EmbeddedPostgresServer;
 import jakarta.mail.internet.MimeMessage;
 import org.junit.jupiter.api.AfterAll;
@@ -20,12 +20,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 
-import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.anyRequestedFor;
-import static com.github.tomakehurst.wiremock.client.WireMock.post;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
-import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -43,8 +40,8 @@ class ExternalIntegrationsIT {
     static JdbcTemplate db;
     static RefusingSmtpRelay smtp;
     static InProcessNode node;
-    static final WireMockServer stripe = new WireMockServer(wireMockConfig().dynamicPort().bindAddress("127.0.0.1")
-            .globalTemplating(true));
+    /** Stripe's API as a stateful fake; every answer it serves must be one Stripe's OpenAPI description allows. */
+    static StripeFake stripe;
     static HttpApi api;
 
     @BeforeAll
@@ -57,14 +54,7 @@ class ExternalIntegrationsIT {
         db = new JdbcTemplate(ds);
         greenMail.start();
         smtp = new RefusingSmtpRelay(greenMail.getSmtp().getPort());
-        stripe.start();
-        // Stripe's answers, in its shapes: an intent created for manual capture, then authorized when confirmed
-        stripe.stubFor(post(urlPathEqualTo("/v1/payment_intents")).willReturn(aResponse().withStatus(200)
-                .withHeader("Content-Type", "application/json").withBody(intent(
-                        "pi_{{randomValue length=20 type='ALPHANUMERIC'}}", "requires_confirmation"))));
-        stripe.stubFor(post(urlPathMatching("/v1/payment_intents/pi_[A-Za-z0-9]+/confirm")).willReturn(aResponse()
-                .withStatus(200).withHeader("Content-Type", "application/json")
-                .withBody(intent("{{request.pathSegments.[2]}}", "requires_capture"))));
+        stripe = new StripeFake(20_000);
         node = InProcessNode.start("edges", postgres.jdbcUrl(), null, List.of(
                 "checkout.mail.transport=smtp", "spring.mail.host=127.0.0.1", "spring.mail.port=" + smtp.port(),
                 "checkout.mail.from=receipts@shop.example",
@@ -81,8 +71,12 @@ class ExternalIntegrationsIT {
     static void stop() throws Exception {
         if (node != null) node.close();
         if (smtp != null) smtp.close();
-        stripe.stop();
         greenMail.stop();
+        if (stripe != null) {
+            List<String> violations = stripe.violations();
+            stripe.close();
+            assertThat(violations).as("answers Stripe's OpenAPI description does not allow").isEmpty();
+        }
         if (postgres != null) postgres.close();
     }
 
@@ -101,25 +95,19 @@ class ExternalIntegrationsIT {
         assertThat(count("SELECT count(*) FROM mail_sink_messages")).isZero();
         // paid through Stripe: one PaymentIntent created for the operation (its idempotency key), one confirm, and the
         // simulator never called
-        List<LoggedRequest> creates = stripe.findAll(anyRequestedFor(urlPathEqualTo("/v1/payment_intents"))).stream()
+        assertThat(stripe.effects(StripeFake.Effect.INTENT_CREATED)).containsEntry(id + "/authorize-payment", 1);
+        assertThat(stripe.effects(StripeFake.Effect.CHARGE)).containsEntry(id + "/authorize-payment", 1);
+        List<LoggedRequest> creates = stripe.server().findAll(anyRequestedFor(urlPathEqualTo("/v1/payment_intents")))
+                .stream()
                 .filter(r -> (id + "/authorize-payment:create").equals(r.getHeader("Idempotency-Key"))).toList();
         assertThat(creates).hasSize(1);
         assertThat(creates.get(0).getBodyAsString()).contains("capture_method=manual").contains("amount=1000");
-        assertThat(stripe.findAll(anyRequestedFor(urlPathMatching("/v1/payment_intents/.*/confirm"))).stream()
+        assertThat(stripe.server().findAll(anyRequestedFor(urlPathMatching("/v1/payment_intents/.*/confirm"))).stream()
                 .filter(r -> (id + "/authorize-payment:confirm").equals(r.getHeader("Idempotency-Key")))).hasSize(1);
         String intentId = db.queryForObject("SELECT intent_id FROM stripe_payment_intents WHERE operation_id = ?",
                 String.class, id + "/authorize-payment");
         assertThat(api.get("/api/v1/checkouts/" + id).json().path("providerReference").asText()).isEqualTo(intentId);
         assertThat(count("SELECT count(*) FROM simulator_calls")).isZero();
-    }
-
-    private static String intent(String id, String status) {
-        return "{\"id\":\"" + id + "\",\"object\":\"payment_intent\",\"amount\":1000,\"amount_capturable\":"
-                + ("requires_capture".equals(status) ? 1000 : 0) + ",\"amount_received\":0,\"capture_method\":\"manual\","
-                + "\"confirmation_method\":\"automatic\",\"created\":1764720000,\"currency\":\"eur\","
-                + "\"last_payment_error\":null,\"latest_charge\":null,\"livemode\":false,\"metadata\":{},"
-                + "\"next_action\":null,\"payment_method\":\"pm_card_visa\",\"payment_method_types\":[\"card\"],"
-                + "\"status\":\"" + status + "\"}";
     }
 
     @Test
