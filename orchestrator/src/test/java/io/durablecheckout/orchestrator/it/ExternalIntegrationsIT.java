@@ -54,14 +54,14 @@ class ExternalIntegrationsIT {
         db = new JdbcTemplate(ds);
         greenMail.start();
         smtp = new RefusingSmtpRelay(greenMail.getSmtp().getPort());
-        stripe = new StripeFake(20_000);
+        stripe = new StripeFake(9_000); // a slow answer comes after the node stopped waiting (4 s)
         node = InProcessNode.start("edges", postgres.jdbcUrl(), null, List.of(
                 "checkout.mail.transport=smtp", "spring.mail.host=127.0.0.1", "spring.mail.port=" + smtp.port(),
                 "checkout.mail.from=receipts@shop.example",
                 "checkout.payments.provider=stripe", "checkout.payments.stripe.api-key=sk_test_stub",
                 "checkout.payments.stripe.webhook-secret=whsec_edges_it_endpoint_secret_000",
                 "checkout.payments.stripe.api-base=http://127.0.0.1:" + stripe.port(),
-                "checkout.payments.request-timeout=10s",
+                "checkout.payments.request-timeout=4s", "checkout.workflow.reconciliation-initial-delay=500ms",
                 "checkout.workflow.max-attempts=3", "checkout.workflow.retry-initial-delay=200ms",
                 "checkout.demo.sku-count=5"));
         api = new HttpApi(node.port());
@@ -131,8 +131,33 @@ class ExternalIntegrationsIT {
         assertThat(receivedFor(id + "/send-receipt")).isEmpty();
     }
 
+    @Test
+    void aTimeoutAfterTheChargeIsUnknownAndTheLookupUnderTheOriginalOperationCompletesIt() throws Exception {
+        String id = startCheckout("carol@example.com", StripeFake.SLOW_AFTER_CHARGE);
+        String op = id + "/authorize-payment";
+        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> count(
+                "SELECT count(*) FROM checkout_summary WHERE checkout_id = ? AND state = 'completed'", id) == 1);
+        // the node gave up waiting, so the outcome was unknown, never declined; the lookup under the original
+        // operation found the intent authorized: charged once, at Stripe, and no second intent
+        assertThat(count("SELECT count(*) FROM domainevententry WHERE aggregateidentifier = ?"
+                + " AND payloadtype LIKE '%.PaymentOutcomeUnknownEvent'", id)).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM domainevententry WHERE aggregateidentifier = ?"
+                + " AND payloadtype LIKE '%.PaymentDeclinedEvent'", id)).isZero();
+        assertThat(count("SELECT count(*) FROM domainevententry WHERE aggregateidentifier = ?"
+                + " AND payloadtype LIKE '%.PaymentReconciliationRequestedEvent'"
+                + " AND convert_from(payload, 'UTF8')::jsonb -> 'authorizationOperationId' ->> 'value' = ?", id, op))
+                .isPositive();
+        assertThat(stripe.effects(StripeFake.Effect.INTENT_CREATED)).containsEntry(op, 1);
+        assertThat(stripe.effects(StripeFake.Effect.CHARGE)).containsEntry(op, 1);
+        assertThat(receivedFor(id + "/send-receipt")).hasSize(1);
+    }
+
     private static String startCheckout(String email) {
-        String body = HttpApi.checkoutBody("SKU-0001", 1, 1000, "pm_card_visa").replace("a@example.com", email);
+        return startCheckout(email, "pm_card_visa");
+    }
+
+    private static String startCheckout(String email, String paymentMethod) {
+        String body = HttpApi.checkoutBody("SKU-0001", 1, 1000, paymentMethod).replace("a@example.com", email);
         HttpApi.Response r = api.startCheckout("edges-" + UUID.randomUUID(), body);
         assertThat(r.status()).as(r.body()).isEqualTo(202);
         return r.json().get("checkoutId").asText();
