@@ -30,7 +30,8 @@ import java.util.Map;
  * command's (or timer's) time to the decider, applies the events decided and gives the timers to the deadline
  * manager; one sourcing handler folds every event with {@link CheckoutFacts#evolve}.
  */
-@Aggregate(type = Checkout.TYPE, commandTargetResolver = "checkoutCommandTargetResolver") // decisions.md, Axon
+@Aggregate(type = Checkout.TYPE, commandTargetResolver = "checkoutCommandTargetResolver", // decisions.md, Axon
+        cache = "checkoutCache") // §78: checked where the state lives, see config.StaleCopyCheck
 public class Checkout {
 
     public static final String TYPE = "Checkout";

@@ -2,6 +2,8 @@ package io.durablecheckout.orchestrator.config;
 
 import com.github.kagkarlsson.scheduler.Scheduler;
 import com.github.kagkarlsson.scheduler.task.Task;
+import org.axonframework.common.caching.Cache;
+import org.axonframework.common.caching.NoCache;
 import org.axonframework.common.jdbc.ConnectionProvider;
 import org.axonframework.common.jdbc.PersistenceExceptionResolver;
 import org.axonframework.common.jdbc.UnitOfWorkAwareConnectionProviderWrapper;
@@ -16,9 +18,11 @@ import org.axonframework.eventhandling.tokenstore.jdbc.JdbcTokenStore;
 import org.axonframework.eventhandling.tokenstore.jdbc.TokenSchema;
 import org.axonframework.eventsourcing.AggregateFactory;
 import org.axonframework.eventsourcing.eventstore.EventStorageEngine;
+import org.axonframework.eventsourcing.eventstore.EventStore;
 import org.axonframework.eventsourcing.eventstore.jdbc.EventSchema;
 import org.axonframework.eventsourcing.eventstore.jdbc.JdbcEventStorageEngine;
 import org.axonframework.eventsourcing.eventstore.jdbc.JdbcSQLErrorCodesResolver;
+import org.axonframework.messaging.annotation.HandlerEnhancerDefinition;
 import org.axonframework.messaging.correlation.CorrelationDataProvider;
 import org.axonframework.messaging.interceptors.CorrelationDataInterceptor;
 import org.axonframework.modelling.command.CommandTargetResolver;
@@ -29,6 +33,7 @@ import org.axonframework.serialization.Serializer;
 import org.axonframework.serialization.json.JacksonSerializer;
 import org.axonframework.spring.jdbc.SpringDataSourceConnectionProvider;
 import org.axonframework.spring.messaging.unitofwork.SpringTransactionManager;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.beans.factory.annotation.Value;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -84,6 +89,22 @@ public class AxonInfrastructureConfiguration {
     @Bean
     public AggregateFactory<Checkout> checkoutAggregateFactory() {
         return new CheckoutAggregateFactory();
+    }
+
+    /**
+     * The Checkout's cache (decisions.md §78): a command or deadline on a checkout this node decided last reads no
+     * events. {@code checkout.aggregate-cache.max-entries} bounds it (0: no cache).
+     */
+    @Bean
+    public Cache checkoutCache(@Value("${checkout.aggregate-cache.max-entries:4096}") int maxEntries) {
+        return maxEntries > 0 ? new CheckoutCache(maxEntries) : NoCache.INSTANCE;
+    }
+
+    /** Confirms, against the store, a decision on a cached copy that no unique key would catch (§78). */
+    @Bean
+    public HandlerEnhancerDefinition staleCopyCheck(ObjectProvider<EventStore> eventStore,
+                                                    @Qualifier("checkoutCache") ObjectProvider<Cache> checkoutCache) {
+        return new StaleCopyCheck(Checkout.class, eventStore::getObject, checkoutCache::getObject);
     }
 
     /** Axon's annotation resolver, with the annotations looked up once per command class (decisions.md §60). */

@@ -62,6 +62,13 @@ class WiringIT extends IntegrationTestBase {
         assertThat(((org.axonframework.eventsourcing.EventSourcingRepository<?>) axon
                 .repository(io.durablecheckout.orchestrator.checkout.Checkout.class)).getAggregateFactory())
                 .isInstanceOf(io.durablecheckout.orchestrator.config.CheckoutAggregateFactory.class);
+        // served from the cache of decision 78, every decision on a cached copy confirmed by the stale-copy check
+        assertThat(axon.repository(io.durablecheckout.orchestrator.checkout.Checkout.class))
+                .isInstanceOf(org.axonframework.eventsourcing.CachingEventSourcingRepository.class);
+        assertThat(enhancers(((org.axonframework.messaging.annotation.MultiHandlerDefinition) axon
+                .handlerDefinition(io.durablecheckout.orchestrator.checkout.Checkout.class))
+                .getHandlerEnhancerDefinition()))
+                .anyMatch(e -> e instanceof io.durablecheckout.orchestrator.config.StaleCopyCheck);
         // and the command handler finds a command's checkout with the resolver that looks once per class
         org.axonframework.config.AggregateConfiguration<?> checkout = axon
                 .findModules(org.axonframework.config.AggregateConfiguration.class).stream()
@@ -70,6 +77,14 @@ class WiringIT extends IntegrationTestBase {
         assertThat(((org.axonframework.config.Component<?>) org.springframework.test.util.ReflectionTestUtils
                 .getField(checkout, "commandTargetResolver")).get())
                 .isInstanceOf(io.durablecheckout.orchestrator.config.CachedCommandTargetResolver.class);
+    }
+
+    private static java.util.List<org.axonframework.messaging.annotation.HandlerEnhancerDefinition> enhancers(
+            org.axonframework.messaging.annotation.HandlerEnhancerDefinition enhancer) {
+        if (enhancer instanceof org.axonframework.messaging.annotation.MultiHandlerEnhancerDefinition multi) {
+            return multi.getDelegates().stream().flatMap(e -> enhancers(e).stream()).toList();
+        }
+        return java.util.List.of(enhancer);
     }
 
     @Test
