@@ -96,7 +96,7 @@ public class AxonInfrastructureConfiguration {
      * events. {@code checkout.aggregate-cache.max-entries} bounds it (0: no cache).
      */
     @Bean
-    public Cache checkoutCache(@Value("${checkout.aggregate-cache.max-entries:4096}") int maxEntries) {
+    public Cache checkoutCache(@Value("${checkout.aggregate-cache.max-entries:2048}") int maxEntries) {
         return maxEntries > 0 ? new CheckoutCache(maxEntries) : NoCache.INSTANCE;
     }
 
