@@ -64,6 +64,9 @@ public class DataSourceConfiguration {
         // The event store appends a unit of work's events with one JDBC batch; rewritten by the driver into one
         // multi-row INSERT instead of a statement per event (docs/decisions.md: batched appends).
         config.addDataSourceProperty("reWriteBatchedInserts", "true");
+        // The driver otherwise puts a failed statement's parameter values in its exception messages (a lost append race
+        // logged the whole event batch, sealed personal data included, as 2 KB of hex): the SQL state is what we read.
+        config.addDataSourceProperty("logServerErrorDetail", "false");
         config.setMaximumPoolSize(properties.maximumPoolSize());
         config.setAutoCommit(true);
         return new HikariDataSource(config);
