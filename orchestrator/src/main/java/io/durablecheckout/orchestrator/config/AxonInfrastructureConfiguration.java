@@ -135,10 +135,11 @@ public class AxonInfrastructureConfiguration {
     public EventStorageEngine eventStorageEngine(ConnectionProvider connectionProvider,
                                                  TransactionManager transactionManager,
                                                  @Qualifier("eventSerializer") Serializer eventSerializer,
-                                                 PersistenceExceptionResolver persistenceExceptionResolver) {
+                                                 PersistenceExceptionResolver persistenceExceptionResolver,
+                                                 EventProcessingConfiguration.ProcessingProperties processing) {
         return new EventsOnlyStorageEngine(JdbcEventStorageEngine.builder()
                 .connectionProvider(connectionProvider)
-                .transactionManager(transactionManager)
+                .transactionManager(EventsOnlyStorageEngine.readsWithoutTransaction(transactionManager))
                 .eventSerializer(eventSerializer)
                 .snapshotSerializer(eventSerializer)
                 .upcasterChain(EventUpcasters.chain())
@@ -148,12 +149,17 @@ public class AxonInfrastructureConfiguration {
                 .readEventDataWithoutGaps(EventsOnlyStorageEngine::readAfter)
                 .readEventDataWithGaps(EventsOnlyStorageEngine::readAfterAndGaps)
                 .extendedGapCheckEnabled(false)
-                .dataType(byte[].class));
+                .dataType(byte[].class), processing.fetchInterval());
     }
 
+    /**
+     * The JDBC token store; a change of this node's claims on the saga's segments empties the saga store's cache
+     * (decisions.md §79).
+     */
     @Bean
-    public TokenStore tokenStore(ConnectionProvider connectionProvider, Serializer serializer, ClusterProperties cluster) {
-        return JdbcTokenStore.builder()
+    public TokenStore tokenStore(ConnectionProvider connectionProvider, Serializer serializer, ClusterProperties cluster,
+                                 ObjectProvider<SagaStore<Object>> sagaStore) {
+        TokenStore jdbc = JdbcTokenStore.builder()
                 .connectionProvider(connectionProvider)
                 .serializer(serializer)
                 .schema(new TokenSchema())

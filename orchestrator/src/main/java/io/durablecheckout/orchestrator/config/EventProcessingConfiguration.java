@@ -69,12 +69,15 @@ public class EventProcessingConfiguration {
                                                             ObjectProvider<ConnectionProvider> connections,
                                                             ObjectProvider<JdbcSequencedDeadLetterQueue<EventMessage<?>>> sagaQueue) {
         AtomicReference<WakeUpEventSource> source = new AtomicReference<>();
+        AtomicReference<WakeUpEventSource> tickOnly = new AtomicReference<>();
         PoisonEventPolicy poison = new PoisonEventPolicy();
         return configurer -> {
             configurer.onShutdown(() -> {
-                WakeUpEventSource s = source.get();
-                if (s != null) {
-                    s.close();
+                for (AtomicReference<WakeUpEventSource> each : List.of(source, tickOnly)) {
+                    WakeUpEventSource s = each.get();
+                    if (s != null) {
+                        s.close();
+                    }
                 }
             });
             configurer.eventProcessing(processing -> {
@@ -110,8 +113,12 @@ public class EventProcessingConfiguration {
                 }
                 properties.processors().forEach((name, p) -> processing.registerPooledStreamingEventProcessor(
                         name,
-                        c -> source.updateAndGet(existing -> existing != null ? existing
-                                : new WakeUpEventSource(c.eventStore(), properties.wakeUpTick(), properties.wakeUpSettle())),
+                        // the read model is woken by the tick only: no checkout waits for it (a read it has not
+                        // reached folds the events), and a tick's batch is one transaction instead of one per commit
+                        c -> (name.equals(SUMMARY_PROCESSOR) ? tickOnly : source).updateAndGet(existing ->
+                                existing != null ? existing : new WakeUpEventSource(c.eventStore(),
+                                        properties.wakeUpTick(), properties.wakeUpSettle(),
+                                        !name.equals(SUMMARY_PROCESSOR))),
                         (c, builder) -> builder
                                 .initialToken(StreamableMessageSource::createTailToken)
                                 .initialSegmentCount(p.segments())
@@ -129,7 +136,8 @@ public class EventProcessingConfiguration {
     @ConfigurationProperties("checkout.processing")
     public record ProcessingProperties(Mode mode, Map<String, Processor> processors, Duration tokenClaimInterval,
                                        Duration claimExtensionThreshold, Duration wakeUpTick,
-                                       Duration wakeUpSettle, Integer deadLetterMaxSequences) {
+                                       Duration wakeUpSettle, Duration fetchInterval,
+                                       Integer deadLetterMaxSequences) {
         public ProcessingProperties {
             mode = mode != null ? mode : Mode.TUNED;
             Map<String, Processor> merged = new LinkedHashMap<>(Map.of(
@@ -146,6 +154,8 @@ public class EventProcessingConfiguration {
             claimExtensionThreshold = claimExtensionThreshold != null ? claimExtensionThreshold : Duration.ofSeconds(2);
             wakeUpTick = wakeUpTick != null ? wakeUpTick : Duration.ofMillis(250);
             wakeUpSettle = wakeUpSettle != null ? wakeUpSettle : Duration.ofMillis(25);
+            // while events keep coming, the event store fetches at most this often (EventsOnlyStorageEngine)
+            fetchInterval = fetchInterval != null ? fetchInterval : Duration.ofMillis(10);
             // parked checkouts per processor before the queue refuses more (the batch then fails and is retried)
             deadLetterMaxSequences = deadLetterMaxSequences != null ? deadLetterMaxSequences : 4096;
         }

@@ -1,7 +1,11 @@
 package io.durablecheckout.orchestrator.config;
 
+import org.axonframework.common.transaction.Transaction;
+import org.axonframework.common.transaction.TransactionManager;
 import org.axonframework.eventhandling.DomainEventData;
 import org.axonframework.eventhandling.DomainEventMessage;
+import org.axonframework.eventhandling.TrackedEventData;
+import org.axonframework.eventhandling.TrackingToken;
 import org.axonframework.eventsourcing.eventstore.jdbc.EventSchema;
 import org.axonframework.eventsourcing.eventstore.jdbc.JdbcEventStorageEngine;
 import org.axonframework.serialization.Serializer;
@@ -10,19 +14,74 @@ import javax.annotation.Nonnull;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 /**
  * Axon's JDBC event storage, without snapshots. The product takes none (a Checkout has about a dozen events), yet
  * every aggregate load asked the snapshot table first: four queries per checkout for rows that never exist. Storing a
  * snapshot is refused, so switching snapshots on cannot silently write rows nobody reads. docs/decisions.md §59.
- * Processors fetch with an open-ended query ({@link #readAfter}).
+ * Processors fetch with an open-ended query ({@link #readAfter}), without a transaction of their own, and paced
+ * while events keep coming ({@link #fetchTrackedEvents}).
  */
 final class EventsOnlyStorageEngine extends JdbcEventStorageEngine {
 
-    EventsOnlyStorageEngine(JdbcEventStorageEngine.Builder builder) {
+    /** Per fetching thread (the store's producer, a catching-up stream): when its next fetch may run. */
+    private static final ThreadLocal<long[]> NEXT_FETCH = ThreadLocal.withInitial(() -> new long[1]);
+
+    private final long fetchIntervalNanos;
+
+    /**
+     * @param builder       built with {@link #readsWithoutTransaction} around the transaction manager
+     * @param fetchInterval the least time between two fetches of one thread while each finds events (0: none)
+     */
+    EventsOnlyStorageEngine(JdbcEventStorageEngine.Builder builder, Duration fetchInterval) {
         super(builder);
+        this.fetchIntervalNanos = fetchInterval.toNanos();
+    }
+
+    /**
+     * The transaction manager the engine gets: reads run on the caller's connection as they are (one statement
+     * each, so a transaction adds only its BEGIN; inside a unit of work they use its connection and transaction
+     * anyway); appends and everything else go through {@code delegate}. A caught-up processor's fetches were a
+     * BEGIN and a SELECT each, about four statements per checkout (decisions.md §79).
+     */
+    static TransactionManager readsWithoutTransaction(TransactionManager delegate) {
+        return new TransactionManager() {
+            @Override
+            public Transaction startTransaction() {
+                return delegate.startTransaction();
+            }
+
+            @Override
+            public <T> T fetchInTransaction(Supplier<T> supplier) {
+                return supplier.get();
+            }
+        };
+    }
+
+    /**
+     * The store's shared producer fetches again at once after every fetch that found events, and is woken by every
+     * local commit: under load, one fetch per commit, each carrying a few events, and a transaction per processor
+     * batch of as few. After a fetch that found events but did not fill a batch, the next one of the same thread
+     * waits until {@code fetchInterval} has passed since, so the events of several commits arrive together (the
+     * idea of Kafka's {@code linger.ms}). An empty fetch sets no pace: the first events after a quiet spell are
+     * fetched at once; a full one neither: catching up runs at full speed.
+     */
+    @Override
+    protected List<? extends TrackedEventData<?>> fetchTrackedEvents(TrackingToken lastToken, int batchSize) {
+        long[] next = NEXT_FETCH.get();
+        for (long wait = next[0] - System.nanoTime(); wait > 0 && !Thread.currentThread().isInterrupted();
+             wait = next[0] - System.nanoTime()) {
+            LockSupport.parkNanos(wait);
+        }
+        List<? extends TrackedEventData<?>> events = super.fetchTrackedEvents(lastToken, batchSize);
+        boolean paced = fetchIntervalNanos > 0 && !events.isEmpty() && events.size() < batchSize;
+        next[0] = paced ? System.nanoTime() + fetchIntervalNanos : 0;
+        return events;
     }
 
     /**

@@ -35,7 +35,11 @@ final class WakeUpEventSource implements StreamableMessageSource<TrackedEventMes
     private final long settleMillis;
     private volatile long awakeUntilNanos;
 
-    public WakeUpEventSource(EventStore delegate, Duration tick, Duration settle) {
+    /**
+     * @param onLocalCommit whether a local commit that appended events wakes the processors at once; without it
+     *                      only the tick does (the read model: its batches then hold a tick's events, not a commit's)
+     */
+    public WakeUpEventSource(EventStore delegate, Duration tick, Duration settle, boolean onLocalCommit) {
         this.delegate = delegate;
         this.settleMillis = settle.toMillis();
         this.ticker = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -44,6 +48,9 @@ final class WakeUpEventSource implements StreamableMessageSource<TrackedEventMes
             return t;
         });
         ticker.scheduleWithFixedDelay(this::wakeUp, tick.toMillis(), tick.toMillis(), TimeUnit.MILLISECONDS);
+        if (!onLocalCommit) {
+            return;
+        }
         delegate.registerDispatchInterceptor(messages -> {
             CurrentUnitOfWork.ifStarted(uow -> uow.root().getOrComputeResource(RESOURCE_KEY, k -> {
                 uow.root().afterCommit(u -> wakeUp());

@@ -39,7 +39,7 @@ class EventsOnlyStorageEngineTest {
         product = new EventsOnlyStorageEngine(builder(connections)
                 .readEventDataWithoutGaps(EventsOnlyStorageEngine::readAfter)
                 .readEventDataWithGaps(EventsOnlyStorageEngine::readAfterAndGaps)
-                .extendedGapCheckEnabled(false));
+                .extendedGapCheckEnabled(false), java.time.Duration.ZERO);
         axons = builder(connections).build();
     }
 
