@@ -203,9 +203,14 @@ public class PersonalDataVault implements PersonalData {
     }
 
     private byte[] keyOrCreate(String checkoutId) {
-        jdbc.update("INSERT INTO personal_data_keys (checkout_id) VALUES (?) ON CONFLICT (checkout_id) DO NOTHING",
-                checkoutId);
-        Registration registration = registration(checkoutId).orElseThrow();
+        // Registers and reads in one statement: the new row (the INSERT's RETURNING), or the one already there. A row
+        // committed by a concurrent registration after this statement's snapshot is seen by neither branch: asked again.
+        List<Registration> rows = jdbc.query("WITH fresh AS (INSERT INTO personal_data_keys (checkout_id) VALUES (?) "
+                + "ON CONFLICT (checkout_id) DO NOTHING RETURNING checkout_id) "
+                + "SELECT false, NULL::bytea FROM fresh UNION ALL SELECT erased_at IS NOT NULL, data_key "
+                + "FROM personal_data_keys WHERE checkout_id = ? AND NOT EXISTS (SELECT 1 FROM fresh)",
+                (rs, i) -> new Registration(rs.getBoolean(1), rs.getBytes(2)), checkoutId, checkoutId);
+        Registration registration = rows.isEmpty() ? registration(checkoutId).orElseThrow() : rows.get(0);
         if (registration.erased()) throw new ErasedException(checkoutId);
         if (registration.legacyKey() != null) return registration.legacyKey();
         byte[] fresh = new byte[32];

@@ -31,7 +31,9 @@ public class MailSink implements MailPort {
     public MailSink(DataSource dataSource, PlatformTransactionManager transactionManager) {
         this.jdbc = new NamedParameterJdbcTemplate(dataSource);
         this.transactions = new TransactionTemplate(transactionManager);
-        this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+        // outside the caller's transaction, as a mail service's own record is: one autocommitted insert (a
+        // transaction of its own would add a BEGIN for one statement)
+        this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_NOT_SUPPORTED);
     }
 
     /** For tests that build resources by hand. */

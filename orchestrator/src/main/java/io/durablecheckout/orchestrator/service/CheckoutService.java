@@ -19,6 +19,10 @@ import io.durablecheckout.orchestrator.tenancy.Caller;
 import io.durablecheckout.orchestrator.admission.Admission;
 import io.durablecheckout.orchestrator.deadletter.ParkedEvents;
 import org.axonframework.commandhandling.gateway.CommandGateway;
+import org.axonframework.common.transaction.TransactionManager;
+import org.axonframework.messaging.unitofwork.DefaultUnitOfWork;
+import org.axonframework.messaging.unitofwork.UnitOfWork;
+import org.springframework.beans.factory.annotation.Value;
 import org.springframework.beans.factory.ObjectProvider;
 import org.axonframework.eventhandling.DomainEventMessage;
 import org.axonframework.eventsourcing.eventstore.DomainEventStream;
@@ -56,10 +60,16 @@ public class CheckoutService {
     private final ObjectProvider<ParkedEvents> parkedEvents;
     private final Admission admission;
     private final PersonalData vault;
+    private final TransactionManager transactions;
+    /** Local command bus: the checks, the key's registration and the first events commit together (see submit). */
+    private final boolean oneTransaction;
 
     public CheckoutService(CommandGateway commands, QueryGateway queries, EventStore eventStore,
                            CheckoutSummaryRepository summaries, Clock clock, ObjectProvider<ParkedEvents> parkedEvents,
-                           PersonalData vault, Admission admission) {
+                           PersonalData vault, Admission admission, TransactionManager transactions,
+                           @Value("${axon.axonserver.enabled:false}") boolean axonServer) {
+        this.transactions = transactions;
+        this.oneTransaction = !axonServer;
         this.vault = vault;
         this.admission = admission;
         this.commands = commands;
@@ -82,6 +92,35 @@ public class CheckoutService {
         CheckoutRequestValidator.Valid valid = CheckoutRequestValidator.validate(request);
         CheckoutId id = checkoutIdFor(tenant, idempotencyKey);
         String canonical = canonical(valid);
+        if (!oneTransaction) {
+            // The command is handled elsewhere (Axon Server) and commits on its own: the key's registration must be
+            // committed before any event sealed under it exists.
+            return submitSteps(tenant, idempotencyKey, valid, id, canonical);
+        }
+        // One unit of work and transaction for the replay check, the SKU query, the key's registration and the
+        // Checkout's first events (the command's unit of work joins it, as a saga's command joins its batch): one
+        // transaction per submission instead of five, and no registration without its checkout.
+        UnitOfWork<?> unitOfWork = DefaultUnitOfWork.startAndGet(null);
+        try {
+            unitOfWork.attachTransaction(transactions);
+            Submitted submitted = submitSteps(tenant, idempotencyKey, valid, id, canonical);
+            unitOfWork.commit();
+            return submitted;
+        } catch (RuntimeException e) {
+            if (unitOfWork.phase() == UnitOfWork.Phase.STARTED) {
+                unitOfWork.rollback(e); // a failed commit rolled itself back
+            }
+            if (e instanceof ApiProblemException) {
+                throw e;
+            }
+            // A concurrent request with the same key won the race (its first events took the sequence): answer as
+            // for a replay.
+            return replayOf(id, canonical).orElseThrow(() -> e);
+        }
+    }
+
+    private Submitted submitSteps(TenantId tenant, String idempotencyKey, CheckoutRequestValidator.Valid valid,
+                                  CheckoutId id, String canonical) {
         Optional<Submitted> replay = replayOf(id, canonical);
         if (replay.isPresent()) {
             return replay.get();
@@ -96,6 +135,9 @@ public class CheckoutService {
                     sealed.paymentToken(), sealed.customerEmail(), idempotencyKey, sealed.fingerprint(), clock.instant()));
             return new Submitted(id, false);
         } catch (RuntimeException e) {
+            if (oneTransaction) {
+                throw e; // the caller rolls back first, then looks
+            }
             // A concurrent request with the same key won the race: answer as for a replay.
             return replayOf(id, canonical).orElseThrow(() -> e);
         }
