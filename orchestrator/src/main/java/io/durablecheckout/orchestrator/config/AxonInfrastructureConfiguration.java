@@ -168,19 +168,27 @@ public class AxonInfrastructureConfiguration {
                 // who owns a segment claim; pid@host unless set (two nodes in one JVM must differ)
                 .nodeId(cluster.nodeId())
                 .build();
+        return new SagaClaimWatch(jdbc, EventProcessingConfiguration.SAGA_PROCESSOR, () -> {
+            if (sagaStore.getIfAvailable() instanceof ChangedOnlySagaStore store) {
+                store.forgetCached();
+            }
+        });
     }
 
     /**
      * {@link PostgresSagaSqlSchema} loads a saga with SELECT … FOR UPDATE: a deadline and an event cannot interleave.
-     * A saga its handler left as loaded is not written back (decisions.md §60).
+     * A saga its handler left as loaded is not written back (decisions.md §60); lookups this node answered before
+     * are answered from memory while it holds the saga's claims ({@code checkout.saga-cache.max-entries}, 0: none;
+     * §79).
      */
     @Bean
-    public SagaStore<Object> sagaStore(ConnectionProvider connectionProvider, Serializer serializer) {
+    public SagaStore<Object> sagaStore(ConnectionProvider connectionProvider, Serializer serializer,
+                                       @Value("${checkout.saga-cache.max-entries:4096}") int maxEntries) {
         return new ChangedOnlySagaStore(JdbcSagaStore.builder()
                 .connectionProvider(connectionProvider)
                 .sqlSchema(new PostgresSagaSqlSchema())
                 .serializer(serializer)
-                .build(), serializer, connectionProvider);
+                .build(), serializer, connectionProvider, maxEntries);
     }
 
     /** db-scheduler executes the deadlines Axon schedules; the task resolves the manager lazily (it needs the scheduler). */

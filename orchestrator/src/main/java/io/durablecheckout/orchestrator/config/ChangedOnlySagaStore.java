@@ -16,12 +16,16 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Consumer;
 
 /**
  * The JDBC saga store, without the UPDATE of a saga that its handler left as it was loaded. Axon writes every saga
@@ -34,11 +38,21 @@ import java.util.TreeSet;
  * Given the connection provider, a lookup by association also loads the sagas it finds (one statement instead of
  * three per event), for the loads that follow in the same unit of work only; a saga is inserted and deleted with
  * its associations in one statement each.
+ * <p>
+ * With a cache ({@code maxCachedAssociations > 0}), a lookup this node answered before is answered again from memory:
+ * what a lookup read, and what this node inserted, changed or deleted since, enter the cache only once their
+ * transaction committed; any rollback empties it. That is only right while no other node changes these sagas, and a
+ * saga is only ever handled by the owner of its segment's claim: the cache is emptied whenever this node claims or
+ * releases a segment of the saga's processor ({@link #forgetCached}, called by {@link SagaClaimWatch}), and a batch
+ * that lost its claim without noticing rolls back at its token update (same transaction), emptying it too. A lookup
+ * read while another thread of this node committed a saga write is not cached (the write counter moved).
+ * docs/decisions.md §79.
  */
 public final class ChangedOnlySagaStore implements SagaStore<Object> {
 
     private static final String LOADED = ChangedOnlySagaStore.class.getName() + ".loaded";
     private static final String FOUND = ChangedOnlySagaStore.class.getName() + ".found";
+    private static final String PENDING = ChangedOnlySagaStore.class.getName() + ".pending";
 
     /**
      * The sagas an association leads to, each with its stored form and all its associations: the lookup and the loads
@@ -57,21 +71,136 @@ public final class ChangedOnlySagaStore implements SagaStore<Object> {
     private final SagaStore<Object> delegate;
     private final Serializer serializer;
     private final ConnectionProvider connections;
+    /** Association (saga type, key, value) to the sagas it leads to, as committed; null without a cache. */
+    private final Map<String, Map<String, Found>> cached;
+    /** Moves with every committed write applied and every emptying: a lookup read across a move is not cached. */
+    private long generation;
 
     /** Lookups and loads as the delegate runs them. */
     ChangedOnlySagaStore(SagaStore<Object> delegate, Serializer serializer) {
-        this(delegate, serializer, null);
+        this(delegate, serializer, null, 0);
+    }
+
+    ChangedOnlySagaStore(SagaStore<Object> delegate, Serializer serializer, ConnectionProvider connections) {
+        this(delegate, serializer, connections, 0);
     }
 
     /**
      * @param connections the delegate's (a {@code JdbcSagaStore} on the product's tables): with it, a lookup also
      *                    loads what it found, for the loads that follow it in the same unit of work
      */
-    ChangedOnlySagaStore(SagaStore<Object> delegate, Serializer serializer, ConnectionProvider connections) {
+    ChangedOnlySagaStore(SagaStore<Object> delegate, Serializer serializer, ConnectionProvider connections,
+                         int maxCachedAssociations) {
         this.delegate = delegate;
         this.serializer = serializer;
         this.connections = connections;
+        this.cached = connections == null || maxCachedAssociations <= 0 ? null
+                : new LinkedHashMap<>(64, 0.75f, true) {
+                    @Override
+                    protected boolean removeEldestEntry(Map.Entry<String, Map<String, Found>> eldest) {
+                        return size() > maxCachedAssociations;
+                    }
+                };
     }
+
+    /** Empties the cache: this node's claims on the saga's segments changed, so another node may have written. */
+    public void forgetCached() {
+        if (cached != null) {
+            synchronized (cached) {
+                cached.clear();
+                generation++;
+            }
+        }
+    }
+
+    /** How many associations the cache holds (for tests and the wiring check). */
+    public int cachedAssociations() {
+        if (cached == null) return 0;
+        synchronized (cached) {
+            return cached.size();
+        }
+    }
+
+    /**
+     * What this unit of work read and wrote, applied to the cache once it commits: the reads first (each only if no
+     * committed write moved the generation since it was read), then the writes in order.
+     */
+    private final class Pending {
+        final long readAt;
+        final Map<String, Map<String, Found>> reads = new HashMap<>();
+        final List<Consumer<Map<String, Map<String, Found>>>> writes = new ArrayList<>();
+
+        Pending(long readAt) {
+            this.readAt = readAt;
+        }
+
+        void apply() {
+            synchronized (cached) {
+                if (generation == readAt) {
+                    cached.putAll(reads);
+                }
+                if (!writes.isEmpty()) {
+                    writes.forEach(w -> w.accept(cached));
+                    generation++;
+                }
+            }
+        }
+    }
+
+    /** This unit of work's pending cache changes, registered to apply after its commit and to empty on rollback. */
+    private Pending pending() {
+        return CurrentUnitOfWork.get().root().getOrComputeResource(PENDING, k -> {
+            long readAt;
+            synchronized (cached) {
+                readAt = generation;
+            }
+            Pending p = new Pending(readAt);
+            CurrentUnitOfWork.get().root().afterCommit(u -> p.apply());
+            CurrentUnitOfWork.get().root().onRollback(u -> forgetCached());
+            return p;
+        });
+    }
+
+    private String cacheKey(Class<?> sagaType, AssociationValue association) {
+        return serializer.typeForClass(sagaType).getName() + '\u0000' + association.getKey() + '\u0000'
+                + association.getValue();
+    }
+
+    /** After commit: the saga with these associations (its current form), under every one of them; gone elsewhere. */
+    private void cacheWrite(Class<?> sagaType, String sagaIdentifier, SimpleSerializedObject<byte[]> form,
+                            Set<AssociationValue> current, Set<AssociationValue> removed) {
+        if (cached == null || !CurrentUnitOfWork.isStarted()) {
+            return;
+        }
+        Set<AssociationValue> associations = Set.copyOf(current);
+        Pending p = pending();
+        List<String> keysNow = associations.stream().map(a -> cacheKey(sagaType, a)).toList();
+        List<String> keysGone = removed.stream().map(a -> cacheKey(sagaType, a)).toList();
+        p.writes.add(cache -> {
+            for (String key : keysGone) {
+                Map<String, Found> sagas = cache.get(key);
+                if (sagas != null) {
+                    Map<String, Found> next = new HashMap<>(sagas);
+                    next.remove(sagaIdentifier);
+                    cache.put(key, Map.copyOf(next));
+                }
+            }
+            for (String key : keysNow) {
+                Map<String, Found> sagas = cache.get(key);
+                if (sagas == null) {
+                    continue; // not cached: the next lookup reads the store
+                }
+                Map<String, Found> next = new HashMap<>(sagas);
+                if (form == null) {
+                    next.remove(sagaIdentifier);
+                } else {
+                    next.put(sagaIdentifier, new Found(form, associations));
+                }
+                cache.put(key, Map.copyOf(next));
+            }
+        });
+    }
+
 
     /** The durable store underneath, for the start-up wiring check. */
     public SagaStore<Object> delegate() {
@@ -89,6 +218,18 @@ public final class ChangedOnlySagaStore implements SagaStore<Object> {
         if (connections == null || !CurrentUnitOfWork.isStarted()) {
             return delegate.findSagas(sagaType, associationValue);
         }
+        String key = cached == null ? null : cacheKey(sagaType, associationValue);
+        if (cached != null) {
+            Map<String, Found> hit;
+            synchronized (cached) {
+                hit = cached.get(key);
+            }
+            if (hit != null) {
+                CurrentUnitOfWork.get().root().resources().put(FOUND, new HashMap<>(hit));
+                return new TreeSet<>(hit.keySet());
+            }
+        }
+        Pending reading = cached == null ? null : pending(); // its generation is taken before the read
         Map<String, Found> found = new HashMap<>();
         Set<String> ids = new TreeSet<>();
         String typeName = serializer.typeForClass(sagaType).getName();
@@ -122,6 +263,9 @@ public final class ChangedOnlySagaStore implements SagaStore<Object> {
             throw new SagaStorageException("Exception while loading sagas associated with " + associationValue, e);
         } finally {
             JdbcUtils.closeQuietly(connection);
+        }
+        if (reading != null && !found.containsValue(Found.MISSING)) {
+            reading.reads.put(key, Map.copyOf(found));
         }
         CurrentUnitOfWork.get().root().resources().put(FOUND, found);
         return ids;
@@ -158,6 +302,13 @@ public final class ChangedOnlySagaStore implements SagaStore<Object> {
             return; // stored as it is: writing it again changes nothing but costs a row version and its WAL
         }
         delegate.updateSaga(sagaType, sagaIdentifier, saga, associationValues);
+        cacheWrite(sagaType, sagaIdentifier, serialized(saga), associationValues.asSet(),
+                associationValues.removedAssociations());
+    }
+
+    private SimpleSerializedObject<byte[]> serialized(Object saga) {
+        SerializedObject<byte[]> form = serializer.serialize(saga, byte[].class);
+        return new SimpleSerializedObject<>(form.getData(), byte[].class, form.getType());
     }
 
     /** A new saga and its associations in one statement (Axon's store: one, plus one per association). */
@@ -196,6 +347,8 @@ public final class ChangedOnlySagaStore implements SagaStore<Object> {
             q.setArray(7, c.createArrayOf("varchar", keys));
             q.setArray(8, c.createArrayOf("varchar", values));
         });
+        cacheWrite(sagaType, sagaIdentifier, new SimpleSerializedObject<>(form.getData(), byte[].class, form.getType()),
+                associationValues, Set.of());
     }
 
     private interface Parameters {
@@ -233,6 +386,7 @@ public final class ChangedOnlySagaStore implements SagaStore<Object> {
             q.setString(1, sagaIdentifier);
             q.setString(2, sagaIdentifier);
         });
+        cacheWrite(sagaType, sagaIdentifier, null, associationValues, Set.of());
     }
 
     @SuppressWarnings("rawtypes")

@@ -52,7 +52,9 @@ public class WiringVerifier implements SmartInitializingSingleton {
 
         expect(problems, "deadline manager", axon.deadlineManager(), DbSchedulerDeadlineManager.class);
         expect(problems, "transaction manager", axon.getComponent(TransactionManager.class), SpringTransactionManager.class);
-        expect(problems, "token store", context.getBean(TokenStore.class), JdbcTokenStore.class);
+        TokenStore tokens = context.getBean(TokenStore.class);
+        expect(problems, "token store", tokens instanceof SagaClaimWatch watch ? watch.delegate() : tokens,
+                JdbcTokenStore.class);
         SagaStore<?> sagas = context.getBean(SagaStore.class);
         expect(problems, "saga store", sagas instanceof ChangedOnlySagaStore changedOnly ? changedOnly.delegate() : sagas,
                 JdbcSagaStore.class);

@@ -52,7 +52,9 @@ class WiringIT extends IntegrationTestBase {
         assertThat(axon.getComponent(TransactionManager.class)).isInstanceOf(SpringTransactionManager.class);
         assertThat(axon.eventStore()).isInstanceOf(EmbeddedEventStore.class);
         assertThat(storageEngine).isInstanceOf(JdbcEventStorageEngine.class);
-        assertThat(tokenStore).isInstanceOf(JdbcTokenStore.class);
+        assertThat(tokenStore).isInstanceOf(io.durablecheckout.orchestrator.config.SagaClaimWatch.class);
+        assertThat(((io.durablecheckout.orchestrator.config.SagaClaimWatch) tokenStore).delegate())
+                .isInstanceOf(JdbcTokenStore.class);
         assertThat(sagaStore).isInstanceOf(ChangedOnlySagaStore.class);
         assertThat(((ChangedOnlySagaStore) sagaStore).delegate()).isInstanceOf(JdbcSagaStore.class);
         assertThat(axon.serializer()).isInstanceOf(JacksonSerializer.class);
