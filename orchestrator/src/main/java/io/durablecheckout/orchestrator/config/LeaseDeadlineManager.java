@@ -11,6 +11,7 @@ import org.axonframework.deadline.dbscheduler.DbSchedulerBinaryDeadlineDetails;
 import org.axonframework.deadline.dbscheduler.DbSchedulerDeadlineManager;
 import org.axonframework.deadline.dbscheduler.DbSchedulerDeadlineToken;
 import org.axonframework.messaging.ScopeDescriptor;
+import org.axonframework.messaging.unitofwork.CurrentUnitOfWork;
 import org.axonframework.serialization.SerializedObject;
 import org.axonframework.serialization.Serializer;
 import org.slf4j.Logger;
@@ -22,6 +23,8 @@ import javax.annotation.Nullable;
 import javax.sql.DataSource;
 import java.sql.Timestamp;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Axon's db-scheduler deadline manager, with three changes:
@@ -37,7 +40,9 @@ import java.time.Instant;
  * sometimes due at once (db-scheduler then wakes its poller), go through Axon as before.</li>
  * </ul>
  * Both statements run on the unit of work's connection at prepare commit, as Axon's do, so a deadline is written and
- * removed atomically with the events of the command that decided it (decision 1). It also tells
+ * removed atomically with the events of the command that decided it (decision 1). A cancel and a lease written in
+ * the same unit of work (a lease handed to the next step) are one statement, at the cancel's place: the fresh row
+ * moves earlier, which nothing can notice, since nothing else knows its id yet (decision 79). It also tells
  * {@link RecordedInputs} what the Checkout scheduled and cancelled, so replay can compare it.
  */
 class LeaseDeadlineManager extends DbSchedulerDeadlineManager {
@@ -64,6 +69,27 @@ class LeaseDeadlineManager extends DbSchedulerDeadlineManager {
         this.insertSql = "INSERT INTO " + table + " (task_name, task_instance, task_data, execution_time, picked, version)"
                 + " VALUES (?, ?, ?, ?, false, 1)";
         this.cancelSql = "DELETE FROM " + table + " WHERE task_name = ? AND task_instance = ? AND NOT picked";
+        this.swapSql = "WITH gone AS (" + cancelSql + " RETURNING 1) " + insertSql
+                + " RETURNING (SELECT count(*) FROM gone)";
+    }
+
+    private final String swapSql;
+    private static final String PENDING_LEASES = LeaseDeadlineManager.class.getName() + ".pendingLeases";
+
+    /** A lease row to insert at prepare commit, unless a cancel of the same unit of work wrote it first. */
+    private static final class PendingLease {
+        final Object[] row;
+        boolean written;
+
+        PendingLease(Object[] row) {
+            this.row = row;
+        }
+    }
+
+    /** The lease rows of the current unit of work not written yet, in the order they were scheduled. */
+    private static List<PendingLease> pendingLeases() {
+        return CurrentUnitOfWork.isStarted()
+                ? CurrentUnitOfWork.get().getOrComputeResource(PENDING_LEASES, k -> new ArrayList<>()) : null;
     }
 
     @Nonnull
@@ -84,17 +110,25 @@ class LeaseDeadlineManager extends DbSchedulerDeadlineManager {
         DeadlineMessage<Object> message = GenericDeadlineMessage.asDeadlineMessage(deadlineName, messageOrPayload,
                 triggerDateTime);
         String id = IdentifierFactory.getInstance().generateIdentifier();
+        // serialized now: the scope and payload are the command's, the row is written at prepare commit
+        DeadlineMessage<Object> intercepted = processDispatchInterceptors(message);
+        SerializedObject<byte[]> s = serializer.serialize(scope, byte[].class);
+        SerializedObject<byte[]> p = serializer.serialize(intercepted.getPayload(), byte[].class);
+        SerializedObject<byte[]> m = serializer.serialize(intercepted.getMetaData(), byte[].class);
+        DbSchedulerBinaryDeadlineDetails details = new DbSchedulerBinaryDeadlineDetails(deadlineName,
+                s.getData(), s.getType().getName(), p.getData(), p.getType().getName(), p.getType().getRevision(),
+                m.getData());
+        PendingLease lease = new PendingLease(new Object[]{new DbSchedulerDeadlineToken(id).getTaskName(), id,
+                DbSchedulerConfigurationSupport.SPRING_JAVA_SERIALIZER.serialize(details), Timestamp.from(triggerDateTime)});
+        List<PendingLease> pending = pendingLeases();
+        if (pending != null) {
+            pending.add(lease);
+        }
         runOnPrepareCommitOrNow(spanFactory.createScheduleSpan(deadlineName, id, message).wrapRunnable(() -> {
-            DeadlineMessage<Object> intercepted = processDispatchInterceptors(message);
-            SerializedObject<byte[]> s = serializer.serialize(scope, byte[].class);
-            SerializedObject<byte[]> p = serializer.serialize(intercepted.getPayload(), byte[].class);
-            SerializedObject<byte[]> m = serializer.serialize(intercepted.getMetaData(), byte[].class);
-            DbSchedulerBinaryDeadlineDetails details = new DbSchedulerBinaryDeadlineDetails(deadlineName,
-                    s.getData(), s.getType().getName(), p.getData(), p.getType().getName(), p.getType().getRevision(),
-                    m.getData());
-            jdbc.update(insertSql, new DbSchedulerDeadlineToken(id).getTaskName(), id,
-                    DbSchedulerConfigurationSupport.SPRING_JAVA_SERIALIZER.serialize(details),
-                    Timestamp.from(triggerDateTime));
+            if (!lease.written) {
+                lease.written = true;
+                jdbc.update(insertSql, lease.row);
+            }
         }));
         return id;
     }
@@ -102,8 +136,24 @@ class LeaseDeadlineManager extends DbSchedulerDeadlineManager {
     @Override
     public void cancelSchedule(@Nonnull String deadlineName, @Nonnull String scheduleId) {
         RecordedInputs.cancelled(deadlineName, scheduleId);
+        List<PendingLease> pending = pendingLeases();
         runOnPrepareCommitOrNow(() -> {
-            if (jdbc.update(cancelSql, new DbSchedulerDeadlineToken(scheduleId).getTaskName(), scheduleId) == 0) {
+            String task = new DbSchedulerDeadlineToken(scheduleId).getTaskName();
+            PendingLease next = pending == null ? null
+                    : pending.stream().filter(l -> !l.written && !scheduleId.equals(l.row[1])).findFirst().orElse(null);
+            long cancelled;
+            if (next == null) {
+                cancelled = jdbc.update(cancelSql, task, scheduleId);
+            } else {
+                next.written = true;
+                Object[] args = new Object[2 + next.row.length];
+                args[0] = task;
+                args[1] = scheduleId;
+                System.arraycopy(next.row, 0, args, 2, next.row.length);
+                Long gone = jdbc.queryForObject(swapSql, Long.class, args);
+                cancelled = gone == null ? 0 : gone;
+            }
+            if (cancelled == 0) {
                 log.debug("Deadline {} [{}] already fired or is firing; not cancelled", deadlineName, scheduleId);
             }
         });

@@ -146,6 +146,79 @@ class DeadlineSchedulingTest {
         jdbc.update("DELETE FROM scheduled_tasks WHERE task_instance = ?", byAxon);
     }
 
+    /**
+     * Decision 79: a lease handed on (cancel, then schedule, in one unit of work) is one statement; the rows come out
+     * as the two statements left them, a firing row is still left alone, and a lease cancelled in the unit of work
+     * that scheduled it is never left behind.
+     */
+    @Test
+    void aCancelAndTheNextLeaseOfOneUnitOfWorkAreOneStatement() {
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        Serializer serializer = JacksonSerializer.defaultSerializer();
+        java.util.concurrent.atomic.AtomicInteger statements = new java.util.concurrent.atomic.AtomicInteger();
+        javax.sql.DataSource counting = (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[]{javax.sql.DataSource.class}, (proxy, method, args) -> {
+                    Object result = method.invoke(dataSource, args);
+                    if (!"getConnection".equals(method.getName())) return result;
+                    java.sql.Connection connection = (java.sql.Connection) result;
+                    return java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                            new Class<?>[]{java.sql.Connection.class}, (p2, m2, a2) -> {
+                                if (m2.getName().startsWith("prepare") || m2.getName().equals("createStatement")) {
+                                    statements.incrementAndGet();
+                                }
+                                return m2.invoke(connection, a2);
+                            });
+                });
+        Scheduler scheduler = Scheduler.create(dataSource, DbSchedulerDeadlineManager.binaryTask(() -> null))
+                .tableName("scheduled_tasks").build();
+        LeaseDeadlineManager manager = new LeaseDeadlineManager(DbSchedulerDeadlineManager.builder()
+                .scheduler(scheduler).scopeAwareProvider(scope -> Stream.empty())
+                .transactionManager(NoTransactionManager.INSTANCE).startScheduler(false).stopScheduler(false),
+                counting, "scheduled_tasks", serializer,
+                DefaultDeadlineManagerSpanFactory.builder().spanFactory(NoOpSpanFactory.INSTANCE).build());
+        AggregateScopeDescriptor scope = new AggregateScopeDescriptor("Checkout", "c-79");
+        Instant due = Instant.now().plusSeconds(60).truncatedTo(ChronoUnit.MILLIS);
+        String count = "SELECT count(*) FROM scheduled_tasks WHERE task_instance = ?";
+
+        String first = manager.schedule(due, Deadlines.LEASE_EXPIRED, "reserve", scope);
+        String[] second = new String[1];
+        statements.set(0);
+        inUnitOfWork(() -> {
+            manager.cancelSchedule(Deadlines.LEASE_EXPIRED, first);
+            second[0] = manager.schedule(due.plusSeconds(1), Deadlines.LEASE_EXPIRED, "authorize", scope);
+        });
+        assertThat(statements.get()).as("the cancel and the next lease in one statement").isEqualTo(1);
+        assertThat(jdbc.queryForObject(count, Long.class, first)).isZero();
+        assertThat(jdbc.queryForObject(count, Long.class, second[0])).isEqualTo(1);
+        DbSchedulerBinaryDeadlineDetails written = details(scheduler, second[0]);
+        assertThat(written.asDeadLineMessage(serializer).getPayload()).isEqualTo("authorize");
+        assertThat(jdbc.queryForObject("SELECT execution_time FROM scheduled_tasks WHERE task_instance = ?",
+                java.sql.Timestamp.class, second[0]).toInstant()).isEqualTo(due.plusSeconds(1));
+
+        // the lease being handed on is firing elsewhere: left alone, the next one written all the same
+        jdbc.update("UPDATE scheduled_tasks SET picked = true, picked_by = 'node-b' WHERE task_instance = ?", second[0]);
+        String[] third = new String[1];
+        inUnitOfWork(() -> {
+            manager.cancelSchedule(Deadlines.LEASE_EXPIRED, second[0]);
+            third[0] = manager.schedule(due.plusSeconds(2), Deadlines.LEASE_EXPIRED, "receipt", scope);
+        });
+        assertThat(jdbc.queryForObject(count, Long.class, second[0])).isEqualTo(1);
+        assertThat(jdbc.queryForObject(count, Long.class, third[0])).isEqualTo(1);
+
+        // scheduled and cancelled in one unit of work: nothing left
+        String[] fourth = new String[1];
+        inUnitOfWork(() -> {
+            fourth[0] = manager.schedule(due, Deadlines.LEASE_EXPIRED, "gone", scope);
+            manager.cancelSchedule(Deadlines.LEASE_EXPIRED, fourth[0]);
+        });
+        assertThat(jdbc.queryForObject(count, Long.class, fourth[0])).isZero();
+        jdbc.update("DELETE FROM scheduled_tasks WHERE task_instance IN (?, ?)", second[0], third[0]);
+    }
+
+    private static void inUnitOfWork(Runnable work) {
+        org.axonframework.messaging.unitofwork.DefaultUnitOfWork.startAndGet(null).execute(work);
+    }
+
     private static DbSchedulerBinaryDeadlineDetails details(Scheduler scheduler, String id) {
         return (DbSchedulerBinaryDeadlineDetails) scheduler.getScheduledExecution(TaskInstanceId.of("AxonDeadline", id))
                 .orElseThrow().getData();
