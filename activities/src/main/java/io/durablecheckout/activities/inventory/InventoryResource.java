@@ -98,7 +98,9 @@ public class InventoryResource {
             }
         }
 
-        // one statement for every line of the checkout: stock moved, lines recorded, operation marked (decision 54)
+        // one statement for every line of the checkout: stock moved, lines recorded, operation marked (decision 54).
+        // The check stays a statement of its own: folded into this one (lock and read in a CTE, move only if enough),
+        // InventoryResourceTest.stockIsConserved... took stock negative under concurrency (decision 79).
         jdbc.update("WITH " + LINES
                         + ", moved AS (UPDATE stock s SET available = s.available - w.qty, reserved = s.reserved + w.qty,"
                         + " updated_at = now() FROM w WHERE s.tenant_id = :tenant AND s.sku = w.sku)"
@@ -184,21 +186,28 @@ public class InventoryResource {
         return savepoints.run(() -> markSoldOnce(reservationOperationId));
     }
 
+    /**
+     * One statement (decision 79): the reservation's row locked if it is RESERVED, then its stock rows in SKU order
+     * (counted in full before anything moves, so every lock is taken in that order), the units moved reserved → sold
+     * and the reservation marked SOLD. Answers the units moved.
+     */
     private long markSoldOnce(OperationId reservationOperationId) {
-        List<Map<String, Object>> lines = jdbc.queryForList(
-                "SELECT l.tenant_id, l.sku, l.quantity FROM inventory_reservation_lines l"
-                        + " JOIN inventory_operations o ON o.operation_id = l.operation_id"
-                        + " WHERE o.operation_id = :op AND o.status = 'RESERVED' ORDER BY l.sku FOR UPDATE OF o",
-                Map.of("op", reservationOperationId.value()));
-        if (lines.isEmpty()) {
-            return 0;
-        }
-        SortedMap<String, Long> held = new TreeMap<>();
-        String tenant = (String) lines.get(0).get("tenant_id");
-        lines.forEach(line -> held.put((String) line.get("sku"), ((Number) line.get("quantity")).longValue()));
-        lockStock(tenant, held);
-        moveStock(tenant, held, "sold", "reserved", reservationOperationId, "SOLD", "sold: checkout confirmed");
-        return held.values().stream().mapToLong(Long::longValue).sum();
+        Long moved = jdbc.queryForObject("WITH o AS (SELECT operation_id FROM inventory_operations"
+                        + " WHERE operation_id = :op AND status = 'RESERVED' FOR UPDATE)"
+                        + ", l AS (SELECT l.tenant_id, l.sku, l.quantity FROM inventory_reservation_lines l"
+                        + " JOIN o ON o.operation_id = l.operation_id)"
+                        + ", locked AS (SELECT s.sku FROM stock s JOIN l ON l.tenant_id = s.tenant_id AND l.sku = s.sku"
+                        + " ORDER BY s.sku FOR UPDATE OF s)"
+                        + ", moved AS (UPDATE stock s SET sold = s.sold + l.quantity, reserved = s.reserved - l.quantity,"
+                        + " updated_at = now() FROM l WHERE s.tenant_id = l.tenant_id AND s.sku = l.sku"
+                        + " AND (SELECT count(*) FROM locked) > 0 RETURNING l.quantity)"
+                        + ", marked AS (UPDATE inventory_operations SET status = 'SOLD', reason = NULL, detail = :detail,"
+                        + " updated_at = now() WHERE operation_id IN (SELECT operation_id FROM o)"
+                        + " AND EXISTS (SELECT 1 FROM l))"
+                        + " SELECT coalesce(sum(quantity), 0) FROM moved",
+                new MapSqlParameterSource().addValue("op", reservationOperationId.value())
+                        .addValue("detail", "sold: checkout confirmed"), Long.class);
+        return moved == null ? 0 : moved;
     }
 
     /** The lines of one operation as a relation {@code w(sku, qty)}, from the parameters {@link #lines} sets. */
