@@ -50,7 +50,9 @@ final class BenchDatabase implements AutoCloseable {
         }
         Path dir = Files.createTempDirectory("checkout-bench-pg-");
         EmbeddedPostgresServer server = EmbeddedPostgresServer.start(dir, 0);
-        BenchDatabase db = new BenchDatabase(server.jdbcUrl(), "postgres", "", server, dir);
+        // the server's generated password given apart: a data source given the URL and an empty password
+        // (the decision replay's) would send the empty one
+        BenchDatabase db = new BenchDatabase(server.url(), "postgres", server.password(), server, dir);
         // a run stopped with Ctrl-C or kill must not leave a server and its data directory behind
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             try {
