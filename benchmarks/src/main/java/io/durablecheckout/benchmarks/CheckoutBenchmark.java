@@ -77,6 +77,13 @@ public final class CheckoutBenchmark {
 
     private void run() throws Exception {
         emit(environment());
+        if (options.matrix() && !softReferencesCleared()) {
+            // Spring's static caches hold closed contexts through soft references, which -XX:SoftRefLRUPolicyMSPerMB's
+            // default keeps while the heap has room: every configuration's context stays in the old generation and
+            // later configurations run full collections (docs/benchmarks.md, "Current figures")
+            progress("warning: without -XX:SoftRefLRUPolicyMSPerMB=0 this JVM keeps every closed application context"
+                    + " (soft references), and later configurations pay full collections for them");
+        }
         if (options.matrix()) {
             if (options.simulatorProcess()) {
                 simulator = SimulatorProcess.start(db, options);
@@ -156,6 +163,10 @@ public final class CheckoutBenchmark {
 
     private static Submitter submitter(BenchApplication app, String transport) {
         return transport.equals("http") ? Submitter.http(app.port()) : Submitter.inProcess(app.checkoutService());
+    }
+
+    private static boolean softReferencesCleared() {
+        return ManagementFactory.getRuntimeMXBean().getInputArguments().contains("-XX:SoftRefLRUPolicyMSPerMB=0");
     }
 
     /** What the figures were measured on: machine, JVM, PostgreSQL and its durability settings. */
