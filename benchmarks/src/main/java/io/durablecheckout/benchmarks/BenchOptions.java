@@ -54,8 +54,9 @@ record BenchOptions(
                                     Unset: a fresh embedded PostgreSQL in a temporary directory (durable commits).
               --user=, --password=  credentials for --jdbc-url (default postgres / empty)
               --n=5000 --warmup=500 counted and warm-up checkouts per configuration
-              --jvm-warmup=2000     checkouts run once, before all configurations and not counted, so the JIT
-                                    compiler has compiled the application before the first one (0: none)
+              --jvm-warmup=2000     checkouts run in each of 4 rounds (a fresh application each), before all
+                                    configurations and not counted, so the JIT compiler has compiled the
+                                    application before the first one (0: none)
               --concurrency=8,32,64 checkouts kept in flight
               --modes=tuned,baseline  --transports=inprocess,http
               --skip-matrix         run none of the (mode, transport, C) configurations

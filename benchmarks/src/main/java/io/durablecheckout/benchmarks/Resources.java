@@ -73,6 +73,12 @@ final class Resources {
         return ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage();
     }
 
+    /** Milliseconds this JVM's JIT compilers have spent so far (0 where the JVM does not say). */
+    static long jitMillis() {
+        java.lang.management.CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+        return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
+    }
+
     static long gcMillis() {
         long total = 0;
         for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
