@@ -82,7 +82,7 @@ public final class CheckoutBenchmark {
         if (options.matrix() && !softReferencesCleared()) {
             // Spring's static caches hold closed contexts through soft references, which -XX:SoftRefLRUPolicyMSPerMB's
             // default keeps while the heap has room: every configuration's context stays in the old generation and
-            // later configurations run full collections (docs/benchmarks.md, "Current figures")
+            // later configurations run full collections (docs/benchmarks.md, "How to read the numbers")
             progress("warning: without -XX:SoftRefLRUPolicyMSPerMB=0 this JVM keeps every closed application context"
                     + " (soft references), and later configurations pay full collections for them");
         }
