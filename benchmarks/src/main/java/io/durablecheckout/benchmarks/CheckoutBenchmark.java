@@ -84,8 +84,8 @@ public final class CheckoutBenchmark {
                 // Spring's static caches hold closed contexts through soft references, which the JVM's default policy
                 // keeps while the heap has room: every configuration's context stays in the old generation and later
                 // configurations run full collections (docs/benchmarks.md, "How to read the numbers")
-                progress("warning: without -XX:SoftRefLRUPolicyMSPerMB=0 this JVM keeps every closed application context"
-                        + " (soft references), and later configurations pay full collections for them");
+                progress("warning: without -XX:SoftRefLRUPolicyMSPerMB=0 this JVM keeps every closed application"
+                        + " context (soft references), and later configurations pay full collections for them");
             }
             if (options.simulatorProcess()) {
                 simulator = SimulatorProcess.start(db, options);
