@@ -16,6 +16,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -80,6 +82,60 @@ class EventsOnlyStorageEngineTest {
         // caught up: nothing more, from either
         assertThat(indexes(product, caughtUp)).isEmpty();
         assertThat(indexes(axons, caughtUp)).isEmpty();
+    }
+
+    /**
+     * The read with gaps as the server runs it once the driver has prepared it: a generic plan, the token and gaps
+     * unknown. It must read by the index (a few pages), not walk the store: {@code > ? OR IN (…)} filtered all 20,000
+     * rows here, and a store's worth in production, on every fetch that carried a gap.
+     */
+    @Test
+    void theReadWithGapsStaysOnTheIndexWhateverTheStoreHolds() throws Exception {
+        jdbc.update("INSERT INTO domainevententry (globalindex, aggregateidentifier, sequencenumber, type,"
+                + " eventidentifier, metadata, payload, payloadtype, timestamp)"
+                + " SELECT 100000 + i, 'bulk-' || i, 0, 'Checkout', 'bulk-evt-' || i, '{}'::bytea, '{}'::bytea, 'x', ?"
+                + " FROM generate_series(1, 20000) i", java.time.Instant.now().toString());
+        jdbc.execute("ANALYZE domainevententry");
+        try (var connection = database.dataSource().getConnection()) {
+            connection.createStatement().execute("SET plan_cache_mode = force_generic_plan");
+            var schema = new EventSchema();
+            connection.createStatement().execute("PREPARE gaps(bigint, int, bigint[], int) AS "
+                    + readAfterAndGapsText(schema).replaceFirst("\\?", "\\$1").replaceFirst("\\?", "\\$2")
+                    .replaceFirst("\\?", "\\$3").replaceFirst("\\?", "\\$4"));
+            List<String> plan = new ArrayList<>();
+            try (var rs = connection.createStatement().executeQuery(
+                    "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) EXECUTE gaps(119990, 12, '{110000,115000}', 12)")) {
+                while (rs.next()) {
+                    plan.add(rs.getString(1));
+                }
+            }
+            String text = String.join("\n", plan);
+            assertThat(text).as(text).doesNotContain("Rows Removed by Filter").doesNotContain("Seq Scan");
+            int pages = plan.stream().filter(l -> l.contains("Buffers: shared hit=")).findFirst()
+                    .map(l -> Integer.parseInt(l.replaceAll(".*shared hit=(\\d+).*", "$1"))).orElse(0);
+            assertThat(pages).as(text).isLessThan(60); // the full walk read about 100 pages of the index and heap
+        } finally {
+            jdbc.update("DELETE FROM domainevententry WHERE globalindex > 100000"); // the other test reads from the start
+        }
+    }
+
+    /** The SQL {@link EventsOnlyStorageEngine#readAfterAndGaps} prepares, with its four placeholders. */
+    private static String readAfterAndGapsText(EventSchema schema) throws SQLException {
+        String[] captured = new String[1];
+        java.sql.Connection recorder = (java.sql.Connection) java.lang.reflect.Proxy.newProxyInstance(
+                EventsOnlyStorageEngineTest.class.getClassLoader(), new Class<?>[] {java.sql.Connection.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("prepareStatement")) {
+                        captured[0] = (String) args[0];
+                        return java.lang.reflect.Proxy.newProxyInstance(EventsOnlyStorageEngineTest.class.getClassLoader(),
+                                new Class<?>[] {PreparedStatement.class}, (p, m, a) -> null);
+                    }
+                    if (method.getName().equals("createArrayOf")) {
+                        return null;
+                    }
+                    throw new UnsupportedOperationException(method.getName());
+                });
+        EventsOnlyStorageEngine.readAfterAndGaps(recorder, schema, 0L, 1, List.of(1L));
+        return captured[0];
     }
 
     private static void append(long globalIndex) {
