@@ -117,7 +117,8 @@ public class EventProcessingConfiguration {
                         // reached folds the events), and a tick's batch is one transaction instead of one per commit
                         c -> (name.equals(SUMMARY_PROCESSOR) ? tickOnly : source).updateAndGet(existing ->
                                 existing != null ? existing : new WakeUpEventSource(c.eventStore(),
-                                        properties.wakeUpTick(), properties.wakeUpSettle(),
+                                        name.equals(SUMMARY_PROCESSOR) ? properties.readModelTick()
+                                                : properties.wakeUpTick(), properties.wakeUpSettle(),
                                         !name.equals(SUMMARY_PROCESSOR))),
                         (c, builder) -> builder
                                 .initialToken(StreamableMessageSource::createTailToken)
@@ -137,7 +138,7 @@ public class EventProcessingConfiguration {
     public record ProcessingProperties(Mode mode, Map<String, Processor> processors, Duration tokenClaimInterval,
                                        Duration claimExtensionThreshold, Duration wakeUpTick,
                                        Duration wakeUpSettle, Duration fetchInterval,
-                                       Integer deadLetterMaxSequences) {
+                                       Integer deadLetterMaxSequences, Duration readModelTick) {
         public ProcessingProperties {
             mode = mode != null ? mode : Mode.TUNED;
             Map<String, Processor> merged = new LinkedHashMap<>(Map.of(
@@ -154,6 +155,9 @@ public class EventProcessingConfiguration {
             claimExtensionThreshold = claimExtensionThreshold != null ? claimExtensionThreshold : Duration.ofSeconds(2);
             wakeUpTick = wakeUpTick != null ? wakeUpTick : Duration.ofMillis(250);
             wakeUpSettle = wakeUpSettle != null ? wakeUpSettle : Duration.ofMillis(25);
+            // the read model's only wake-up: a checkout that lives within one tick is one row write, not one per tick
+            // it spans (every write touches the row's eleven indexes; decisions.md §80)
+            readModelTick = readModelTick != null ? readModelTick : Duration.ofSeconds(1);
             // while events keep coming, the event store fetches at most this often (EventsOnlyStorageEngine)
             fetchInterval = fetchInterval != null ? fetchInterval : Duration.ofMillis(10);
             // parked checkouts per processor before the queue refuses more (the batch then fails and is retried)
