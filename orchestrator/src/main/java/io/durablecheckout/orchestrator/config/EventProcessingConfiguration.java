@@ -148,7 +148,8 @@ public class EventProcessingConfiguration {
                     "payments", new Processor(4, 4),
                     "receipts", new Processor(2, 16)));
             if (processors != null) {
-                merged.putAll(processors);
+                // one key set alone (say .segments) keeps the default of the other, as the settings table says
+                processors.forEach((name, p) -> merged.put(name, p.over(merged.getOrDefault(name, new Processor(1, 16)))));
             }
             processors = Map.copyOf(merged);
             tokenClaimInterval = tokenClaimInterval != null ? tokenClaimInterval : Duration.ofSeconds(2);
@@ -164,7 +165,12 @@ public class EventProcessingConfiguration {
             deadLetterMaxSequences = deadLetterMaxSequences != null ? deadLetterMaxSequences : 4096;
         }
 
-        public record Processor(int segments, int batchSize) {
+        public record Processor(Integer segments, Integer batchSize) {
+            /** This processor's settings, each one unset taken from {@code defaults}. */
+            Processor over(Processor defaults) {
+                return new Processor(segments != null ? segments : defaults.segments(),
+                        batchSize != null ? batchSize : defaults.batchSize());
+            }
         }
     }
 

@@ -29,9 +29,33 @@ class TypedSettingsTest {
         assertThat(cluster.balanceInterval()).isEqualTo(Duration.ofSeconds(2));
 
         Binder empty = Binder.get(new MockEnvironment());
+        EventProcessingConfiguration.ProcessingProperties defaults =
+                empty.bindOrCreate("checkout.processing", EventProcessingConfiguration.ProcessingProperties.class);
+        assertThat(defaults.readModelTick()).isEqualTo(Duration.ofSeconds(1));
+        assertThat(defaults.processors().get("payments"))
+                .isEqualTo(new EventProcessingConfiguration.ProcessingProperties.Processor(4, 4));
+
         assertThat(empty.bindOrCreate("checkout.datasource", DatabaseProperties.class).idleInTransactionTimeout())
                 .isEqualTo(Duration.ofSeconds(15));
         assertThat(empty.bindOrCreate("checkout.embedded-postgres", DatabaseProperties.EmbeddedPostgres.class).dataDir())
                 .isEqualTo("./data");
+    }
+
+    /** One key of a processor set alone keeps the other's default (it was zero, and Axon refused to start). */
+    @Test
+    void aProcessorsSegmentsAloneKeepItsBatchSize() {
+        MockEnvironment env = new MockEnvironment()
+                .withProperty("checkout.processing.processors.payments.segments", "2")
+                .withProperty("checkout.processing.processors.receipts.batch-size", "8")
+                .withProperty("checkout.processing.read-model-tick", "250ms");
+        EventProcessingConfiguration.ProcessingProperties processing = Binder.get(env)
+                .bindOrCreate("checkout.processing", EventProcessingConfiguration.ProcessingProperties.class);
+        assertThat(processing.processors().get("payments"))
+                .isEqualTo(new EventProcessingConfiguration.ProcessingProperties.Processor(2, 4));
+        assertThat(processing.processors().get("receipts"))
+                .isEqualTo(new EventProcessingConfiguration.ProcessingProperties.Processor(2, 8));
+        assertThat(processing.processors().get("inventory"))
+                .isEqualTo(new EventProcessingConfiguration.ProcessingProperties.Processor(1, 16));
+        assertThat(processing.readModelTick()).isEqualTo(Duration.ofMillis(250));
     }
 }
