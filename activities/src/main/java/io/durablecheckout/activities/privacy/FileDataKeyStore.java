@@ -83,7 +83,9 @@ public final class FileDataKeyStore implements DataKeyStore {
         Path shard = file.getParent();
         Path temporary = null;
         try {
-            Files.createDirectories(shard, directoryAttributes());
+            if (!Files.isDirectory(shard)) { // asked first: on an existing shard createDirectories throws and catches
+                Files.createDirectories(shard, directoryAttributes());
+            }
             temporary = posix ? Files.createTempFile(shard, ".new-", ".tmp", PosixFilePermissions.asFileAttribute(FILE))
                     : Files.createTempFile(shard, ".new-", ".tmp");
             try (FileChannel out = FileChannel.open(temporary, StandardOpenOption.WRITE)) {
@@ -142,6 +144,9 @@ public final class FileDataKeyStore implements DataKeyStore {
     }
 
     private Optional<byte[]> read(Path file) {
+        if (!Files.exists(file)) {
+            return Optional.empty(); // a new checkout's key: asked, not learned from an exception per checkout
+        }
         try {
             byte[] key = Files.readAllBytes(file);
             if (key.length != KEY_BYTES) {
