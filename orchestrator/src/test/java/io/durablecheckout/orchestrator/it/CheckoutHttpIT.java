@@ -164,6 +164,9 @@ class CheckoutHttpIT extends IntegrationTestBase {
             assertThat(r.status()).as("GET %s as another tenant: %s", path, r.body()).isEqualTo(404);
             assertThat(r.body()).doesNotContain("tok_approve");
         }
+        // lists come from the read model, which follows once a second: absent only counts once the row is there
+        await().atMost(Duration.ofSeconds(10)).until(() -> count(
+                "SELECT count(*) FROM checkout_summary WHERE checkout_id = ?", id) == 1);
         assertThat(api.send("GET", "/api/v1/checkouts?limit=500", otherKey, Map.of(), null).json()
                 .findValuesAsText("checkoutId")).doesNotContain(id);
         // while its own tenant and the operator see it; an unknown key does not get in at all

@@ -132,7 +132,9 @@ class IsolationMatrixIT extends IntegrationTestBase {
         assertThat(count("SELECT count(*) FROM domainevententry WHERE aggregateidentifier = ?", own))
                 .as("events of the other tenant's checkout").isEqualTo(eventsBefore);
 
-        // lists: a tenant's list never holds another tenant's ids
+        // lists: a tenant's list never holds another tenant's ids (once the read model, a second behind, has the row)
+        await().atMost(Duration.ofSeconds(10)).until(() -> count(
+                "SELECT count(*) FROM checkout_summary WHERE checkout_id = ?", own) == 1);
         JsonNode secondList = api.send("GET", "/api/v1/checkouts?limit=500", secondKey, Map.of(), null).json();
         assertThat(secondList.findValuesAsText("checkoutId")).doesNotContain(own);
         JsonNode ownList = api.get("/api/v1/checkouts?limit=500").json();

@@ -171,7 +171,9 @@ class WorkflowScenariosIT extends IntegrationTestBase {
         assertThat(view.get("terminal").asBoolean()).isFalse();
         assertThat(view.get("manualReview").get("reason").asText()).contains("contradicts");
         assertThat(types(id)).contains("PaymentOutcomeDisputedEvent").doesNotContain("PaymentDeclinedEvent");
-        assertThat(api.get("/api/v1/checkouts?waiting=true&limit=500").json().findValuesAsText("checkoutId")).contains(id);
+        // the list comes from the read model, which follows once a second (a read by id folds what it has not reached)
+        await().atMost(Duration.ofSeconds(10)).until(() -> api.get("/api/v1/checkouts?waiting=true&limit=500").json()
+                .findValuesAsText("checkoutId").contains(id));
 
         HttpApi.Response resolved = operator("resolve", id, HttpApi.OPERATOR_KEY, "\"" + view.get("version").asLong() + "\"",
                 "{\"resolution\":\"authorized\",\"providerReference\":\"x\",\"reason\":\"capture confirmed by the provider\"}");
