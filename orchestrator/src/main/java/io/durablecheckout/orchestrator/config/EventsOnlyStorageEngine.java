@@ -107,7 +107,7 @@ final class EventsOnlyStorageEngine extends JdbcEventStorageEngine {
      * {@link #readAfter}, plus the token's gaps (indexes below it whose transactions had not committed), as two index
      * range reads joined: {@code globalIndex > ? OR globalIndex IN (…)} cannot use the index's order, and once the
      * driver prepares it on the server its generic plan walked the whole primary key and filtered every row, a read
-     * that grew with the store (15–30 ms at 40,000 events, a third of a checkout's statement time; decisions.md §80).
+     * that grew with the store (15–30 ms at 40,000 events, a sixth of a checkout's statement time; decisions.md §80).
      * The gaps go as one array, so every gap count is one statement. Gaps lie below the token, the rest above it: no
      * row is read twice.
      */
