@@ -235,11 +235,10 @@ public class CheckoutService {
         Optional<CheckoutView> view = caller.isOperator()
                 ? summaries.findAnyTenant(checkoutId)
                 : summaries.find(caller.tenantId(), checkoutId);
-        if (view.isPresent()) {
-            return view.map(v -> withParked(List.of(v)).get(0));
-        }
-        CheckoutView folded = null;
-        for (DomainEventMessage<?> m : history(checkoutId)) {
+        // The read model catches up on a tick (lists may lag); a read by id is current: it folds, onto the row, the
+        // events the row has not reached yet (none, or the few of the last tick: an index range read).
+        CheckoutView folded = view.orElse(null);
+        for (DomainEventMessage<?> m : history(checkoutId, folded == null ? 0 : folded.version + 1)) {
             folded = CheckoutViewFolder.fold(folded, (CheckoutEvent) m.getPayload(), m.getSequenceNumber(),
                     m.getTimestamp());
         }
@@ -289,7 +288,7 @@ public class CheckoutService {
 
     /** The checkout's own event stream, in order; empty if it does not exist or belongs to another tenant. */
     public List<DomainEventMessage<?>> history(Caller caller, String checkoutId) {
-        List<DomainEventMessage<?>> events = history(checkoutId);
+        List<DomainEventMessage<?>> events = history(checkoutId, 0);
         if (events.isEmpty()) {
             return events;
         }
@@ -300,9 +299,9 @@ public class CheckoutService {
         return events;
     }
 
-    private List<DomainEventMessage<?>> history(String checkoutId) {
+    private List<DomainEventMessage<?>> history(String checkoutId, long fromSequence) {
         List<DomainEventMessage<?>> events = new ArrayList<>();
-        eventStore.readEvents(checkoutId).asStream().forEach(events::add);
+        eventStore.readEvents(checkoutId, fromSequence).asStream().forEach(events::add);
         return events;
     }
 
