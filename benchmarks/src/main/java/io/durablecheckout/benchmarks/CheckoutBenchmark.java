@@ -153,14 +153,19 @@ public final class CheckoutBenchmark {
         // application as every configuration has, left 2.7-3.7 s, 6.9-7.9 ms and 117-140 ms. The JIT never goes
         // quiet (each context brings new generated classes), so the rounds are fixed and their share reported.
         for (int round = 1; round <= WARMUP_ROUNDS; round++) {
-            progress("JVM warm-up round %d of %d: the JIT compiled for %.0f %% of its time (two compiler threads)",
-                    round, WARMUP_ROUNDS, 100 * warmUpRound(perRun));
+            double[] jit = warmUpRound(perRun);
+            progress("JVM warm-up round %d of %d: the JIT compiled for %.0f %% of its time (summed over the compiler"
+                    + " threads), using %.0f %% of a core", round, WARMUP_ROUNDS, 100 * jit[0], 100 * jit[1]);
         }
     }
 
-    /** @return the JIT's compile time over the time the checkouts ran (application starts left out) */
-    private double warmUpRound(int perRun) throws Exception {
+    /**
+     * @return the JIT's compile time, and its compiler threads' CPU time, over the time the checkouts ran (application
+     * starts left out)
+     */
+    private double[] warmUpRound(int perRun) throws Exception {
         long jitMs = 0;
+        long jitCpuMs = 0;
         long runNanos = 0;
         for (String mode : options.modes()) {
             db.reset();
@@ -169,16 +174,19 @@ public final class CheckoutBenchmark {
                 for (String transport : options.transports()) {
                     long start = System.nanoTime();
                     long jitBefore = Resources.jitMillis();
+                    long jitCpuBefore = Resources.jitCpuMillis();
                     ClosedLoop.Result r = ClosedLoop.run(new Workload(options.seed() + 2, "jvm-warmup-" + transport),
                             perRun, 32, submitter(app, transport), watcher);
                     jitMs += Resources.jitMillis() - jitBefore;
+                    jitCpuMs += Resources.jitCpuMillis() - jitCpuBefore;
                     runNanos += System.nanoTime() - start;
                     progress("JVM warm-up, %s/%s: %d checkouts in %.0f s (not counted)", mode, transport,
                             r.completed(), (System.nanoTime() - start) / 1e9);
                 }
             }
         }
-        return runNanos == 0 ? 0 : jitMs / (runNanos / 1e6);
+        double runMs = runNanos / 1e6;
+        return runNanos == 0 ? new double[]{0, 0} : new double[]{jitMs / runMs, jitCpuMs / runMs};
     }
 
     private static Submitter submitter(BenchApplication app, String transport) {
@@ -248,6 +256,7 @@ public final class CheckoutBenchmark {
             long eventsBefore = db.events();
             long gcBefore = Resources.gcMillis();
             long jitBefore = Resources.jitMillis();
+            long jitCpuBefore = Resources.jitCpuMillis();
 
             ClosedLoop.Result run = ClosedLoop.run(new Workload(options.seed(), "run"), options.n(), concurrency,
                     submitter, watcher);
@@ -256,6 +265,7 @@ public final class CheckoutBenchmark {
             CpuWindow.Split split = work.stop(units, run.completed(), label, options.statementsDir());
             long gc = Resources.gcMillis() - gcBefore;
             long jit = Resources.jitMillis() - jitBefore;
+            long jitCpu = jitCpuBefore < 0 ? -1 : Resources.jitCpuMillis() - jitCpuBefore;
             MemoryUsage heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
             long commits = db.committedTransactions() - commitsBefore;
             long events = db.events() - eventsBefore;
@@ -273,6 +283,8 @@ public final class CheckoutBenchmark {
             line.put("jvm_heap_committed_mb", heap.getCommitted() / (1024 * 1024));
             line.put("gc_ms", gc);
             line.put("jit_ms", jit); // compiling still going on: the configuration ran partly on cold code
+            // what that compiling cost: the compiler threads' CPU (jit_ms is elapsed, waits for a core included)
+            line.put("jit_cpu_ms", jitCpu < 0 ? null : jitCpu);
             // shares of the machine (100 = every core busy) during the counted run; "other" is everyone else
             split.put(line, "jvm", run.completed());
             line.putAll(units);

@@ -79,6 +79,32 @@ final class Resources {
         return jit != null && jit.isCompilationTimeMonitoringSupported() ? jit.getTotalCompilationTime() : 0;
     }
 
+    /**
+     * CPU milliseconds the JIT compiler threads of this JVM have used so far (user + system, from /proc; -1 where
+     * there is no /proc). {@link #jitMillis} is elapsed compile time summed over the compiler threads, which on a busy
+     * machine includes the time they waited for a core: this is what compiling cost. Compiler threads that the JVM
+     * started and stopped again (dynamic compiler threads, more than two cores) are not counted: a lower bound there.
+     */
+    static long jitCpuMillis() {
+        long ticks = 0;
+        try (java.util.stream.Stream<Path> tasks = Files.list(Path.of("/proc/self/task"))) {
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                try {
+                    if (Files.readString(task.resolve("comm")).contains("CompilerThre")) { // "C2 CompilerThre"
+                        String stat = Files.readString(task.resolve("stat"));
+                        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                        ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                    }
+                } catch (IOException | RuntimeException gone) {
+                    // the thread ended between the listing and the read
+                }
+            }
+        } catch (IOException e) {
+            return -1;
+        }
+        return ticks * 1000 / CLOCK_TICKS_PER_SECOND;
+    }
+
     static long gcMillis() {
         long total = 0;
         for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
