@@ -3,6 +3,7 @@ package io.durablecheckout.activities.receipts;
 import io.durablecheckout.api.values.OperationId;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnExpression;
+import org.springframework.core.env.Environment;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
@@ -12,6 +13,7 @@ import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import javax.sql.DataSource;
+import java.lang.management.ManagementFactory;
 
 /**
  * The demo's mail adapter: delivers nothing, records every send request in {@code mail_sink_messages} (duplicates
@@ -26,9 +28,16 @@ public class MailSink implements MailPort {
 
     private final NamedParameterJdbcTemplate jdbc;
     private final TransactionTemplate transactions;
+    private final String sender;
 
     @Autowired
-    public MailSink(DataSource dataSource, PlatformTransactionManager transactionManager) {
+    public MailSink(DataSource dataSource, PlatformTransactionManager transactionManager, Environment env) {
+        this(dataSource, transactionManager, env.getProperty("checkout.processing.node-id", ""));
+    }
+
+    /** {@code sender}: this node's id as its processors claim with it (pid@host when blank, as they default). */
+    MailSink(DataSource dataSource, PlatformTransactionManager transactionManager, String sender) {
+        this.sender = sender == null || sender.isBlank() ? ManagementFactory.getRuntimeMXBean().getName() : sender;
         this.jdbc = new NamedParameterJdbcTemplate(dataSource);
         this.transactions = new TransactionTemplate(transactionManager);
         // outside the caller's transaction, as a mail service's own record is: one autocommitted insert (a
@@ -38,19 +47,20 @@ public class MailSink implements MailPort {
 
     /** For tests that build resources by hand. */
     public MailSink(DataSource dataSource) {
-        this(dataSource, new DataSourceTransactionManager(dataSource));
+        this(dataSource, new DataSourceTransactionManager(dataSource), "");
     }
 
     @Override
     public void send(OperationId operationId, String idempotencyKey, OutboundMessage message) {
         transactions.executeWithoutResult(tx -> jdbc.update("INSERT INTO mail_sink_messages"
-                        + " (operation_id, idempotency_key, recipient, subject, body)"
-                        + " VALUES (:op, :key, :recipient, :subject, :body)",
+                        + " (operation_id, idempotency_key, recipient, subject, body, sent_by)"
+                        + " VALUES (:op, :key, :recipient, :subject, :body, :sender)",
                 new MapSqlParameterSource()
                         .addValue("op", operationId.value())
                         .addValue("key", idempotencyKey)
                         .addValue("recipient", message.recipient())
                         .addValue("subject", message.subject())
-                        .addValue("body", message.body())));
+                        .addValue("body", message.body())
+                        .addValue("sender", sender)));
     }
 }
