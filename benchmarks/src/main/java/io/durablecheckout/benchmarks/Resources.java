@@ -91,9 +91,7 @@ final class Resources {
             for (Path task : (Iterable<Path>) tasks::iterator) {
                 try {
                     if (Files.readString(task.resolve("comm")).contains("CompilerThre")) { // "C2 CompilerThre"
-                        String stat = Files.readString(task.resolve("stat"));
-                        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                        ticks += Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                        ticks += ticksIn(task.resolve("stat"));
                     }
                 } catch (IOException | RuntimeException gone) {
                     // the thread ended between the listing and the read
@@ -130,13 +128,18 @@ final class Resources {
 
     static long cpuTicks(String pid) {
         try {
-            String stat = Files.readString(Path.of("/proc", pid, "stat"));
-            // fields after the command name (which may contain spaces) start after the last ')'
-            String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-            return Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime (fields 14 and 15)
+            return ticksIn(Path.of("/proc", pid, "stat"));
         } catch (IOException | RuntimeException e) {
             return -1;
         }
+    }
+
+    /** utime + stime of a process's or a thread's {@code stat} file, in clock ticks. */
+    private static long ticksIn(Path stat) throws IOException {
+        String line = Files.readString(stat);
+        // fields after the command name (which may contain spaces) start after the last ')'
+        String[] f = line.substring(line.lastIndexOf(')') + 2).split(" ");
+        return Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime (fields 14 and 15)
     }
 
     /** Ticks used between two {@link #cpuTicks} readings; processes that started in between count in full. */

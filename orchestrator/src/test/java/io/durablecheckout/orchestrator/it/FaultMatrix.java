@@ -487,7 +487,7 @@ final class FaultMatrix {
                 // The resend must be the next owner's: the first message before the recovering node started (or the
                 // signal), the second after; or, whatever the times, the two handed over by two different nodes. A
                 // frozen node can finish its hand-off after it resumes, before it learns its claim was taken (seen
-                // in CI at 83c4db2: n1 resumed and sent at 08.617, n2 at 08.697, n2 recorded it at 08.706, both
+                // in CI at 7ac653d: n1 resumed and sent at 08.617, n2 at 08.697, n2 recorded it at 08.706, both
                 // under token 1). Two messages of one attempt from one node, as a bug sends them, stay a violation.
                 effects.perKey().getOrDefault("MAIL", Map.of()).forEach((key, sent) -> {
                     int allowed = resendWindow(fault, boundary) && (recoveryStartedAt == null || Boolean.TRUE.equals(
