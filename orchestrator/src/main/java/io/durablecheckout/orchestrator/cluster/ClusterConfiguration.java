@@ -86,6 +86,12 @@ public class ClusterConfiguration {
         return false;
     }
 
+    /** The name this process's database sessions carry, for the balancer's fencing of a frozen node's sessions. */
+    @Bean
+    public NodeSession nodeSession(ClusterProperties cluster) {
+        return NodeSession.of(cluster);
+    }
+
     /** {@code checkout.deadlines.execution-log=true}: one row per deadline execution that completed (tests, audits). */
     @Bean
     @ConditionalOnProperty(name = "checkout.deadlines.execution-log", havingValue = "true")

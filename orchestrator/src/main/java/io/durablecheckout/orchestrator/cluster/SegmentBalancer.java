@@ -29,6 +29,14 @@ import java.util.concurrent.TimeUnit;
  * intervals, so a node below its share picks it up. A one-segment processor (the saga, by design) is never released:
  * its fair share is one; it moves only when its owner dies (after the claim timeout). Handing over a segment is safe
  * at any moment: the token records how far it got, and every handler is idempotent (DESIGN.md).
+ * <p>
+ * It also ends the database sessions of a member that stopped refreshing while inside a transaction (frozen, not
+ * dead: a dead process's connections close). PostgreSQL's idle-in-transaction timeout ends most of them, but not a
+ * session whose statement is still running on the frozen client's behalf (the server blocked sending it a result, or
+ * waiting for the rest of a batch): its row locks, a segment claim's among them, would hold the takeover for as long
+ * as the node stays frozen. Only sessions named by a member's last refresh ({@link NodeSession}) are ended, so a
+ * restarted node under the same id is never touched; the frozen node's transactions fail when it wakes, which its
+ * fencing tokens would have refused anyway. docs/decisions.md §81.
  */
 @Component
 @ConditionalOnProperty(name = "checkout.processing.balance", havingValue = "true", matchIfMissing = true)
@@ -41,12 +49,15 @@ class SegmentBalancer implements SmartLifecycle {
     private final String node;
     private final Duration interval;
     private final Duration liveWindow;
+    private final String sessionName;
     private ScheduledExecutorService executor;
 
-    public SegmentBalancer(JdbcTemplate jdbc, EventProcessingConfiguration processing, ClusterProperties cluster) {
+    public SegmentBalancer(JdbcTemplate jdbc, EventProcessingConfiguration processing, ClusterProperties cluster,
+                           NodeSession session) {
         this.jdbc = jdbc;
         this.processing = processing;
         this.node = cluster.nodeId();
+        this.sessionName = session.applicationName();
         this.interval = cluster.balanceInterval();
         Duration claimTimeout = cluster.claimTimeout();
         // a member counts while it refreshed within the claim timeout (its claims would be stolen after that anyway)
@@ -96,14 +107,16 @@ class SegmentBalancer implements SmartLifecycle {
     }
 
     void balance() {
+        endFrozenMembersSessions();
         for (Map.Entry<String, EventProcessor> e : processing.eventProcessors().entrySet()) {
             if (!(e.getValue() instanceof StreamingEventProcessor p) || !p.isRunning()) {
                 continue;
             }
             String name = e.getKey();
             jdbc.update("""
-                    INSERT INTO cluster_members (node_id, processor, last_seen) VALUES (?, ?, now())
-                    ON CONFLICT (node_id, processor) DO UPDATE SET last_seen = now()""", node, name);
+                    INSERT INTO cluster_members (node_id, processor, last_seen, session_name) VALUES (?, ?, now(), ?)
+                    ON CONFLICT (node_id, processor) DO UPDATE SET last_seen = now(), session_name = EXCLUDED.session_name
+                    """, node, name, sessionName);
             List<String> members = jdbc.queryForList("SELECT node_id FROM cluster_members WHERE processor = ?"
                     + " AND last_seen > now() - make_interval(secs => ?)", String.class, name,
                     (double) liveWindow.toMillis() / 1000);
@@ -131,6 +144,35 @@ class SegmentBalancer implements SmartLifecycle {
                 log.info("releasing segment {} of {}: holding {} of {} segments, members hold {}",
                         release, name, held.size(), segments, heldBy);
                 p.releaseSegment(release);
+            }
+        }
+    }
+
+    /**
+     * Ends the sessions, open in a transaction for longer than the live window, of members not seen for that long.
+     * A member's name is the one its last refresh recorded; this node's own sessions are never ended.
+     */
+    void endFrozenMembersSessions() {
+        double window = (double) liveWindow.toMillis() / 1000;
+        List<Map<String, Object>> frozen = jdbc.queryForList("""
+                SELECT a.pid, a.application_name, a.state, a.wait_event_type, a.wait_event,
+                       round(extract(epoch FROM now() - a.xact_start)) AS in_transaction_s
+                FROM pg_stat_activity a
+                JOIN (SELECT session_name FROM cluster_members WHERE session_name IS NOT NULL GROUP BY session_name
+                      HAVING max(last_seen) < now() - make_interval(secs => ?)) m ON m.session_name = a.application_name
+                WHERE a.application_name <> ? AND a.pid <> pg_backend_pid()
+                  AND a.xact_start < now() - make_interval(secs => ?)""", window, sessionName, window);
+        for (Map<String, Object> s : frozen) {
+            try {
+                jdbc.queryForObject("SELECT pg_terminate_backend(?)", Boolean.class, s.get("pid"));
+                log.warn("ended database session {} of {}, a member not seen for over {} s and in a transaction for {} s"
+                        + " ({}, waiting on {}/{}): its locks would hold up the takeover of its work", s.get("pid"),
+                        s.get("application_name"), window, s.get("in_transaction_s"), s.get("state"),
+                        s.get("wait_event_type"), s.get("wait_event"));
+            } catch (RuntimeException e) {
+                // another role's session, without pg_signal_backend: the idle-in-transaction timeout is what remains
+                log.warn("could not end database session {} of {}: {}", s.get("pid"), s.get("application_name"),
+                        e.toString());
             }
         }
     }

@@ -2,6 +2,8 @@ package io.durablecheckout.orchestrator.config;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.durablecheckout.orchestrator.cluster.NodeSession;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.beans.factory.support.AbstractBeanDefinition;
@@ -41,7 +43,8 @@ public class DataSourceConfiguration {
     }
 
     @Bean(destroyMethod = "close")
-    HikariDataSource dataSource(Environment env, EmbeddedPostgresHolder embedded, DatabaseProperties properties) {
+    HikariDataSource dataSource(Environment env, EmbeddedPostgresHolder embedded, DatabaseProperties properties,
+                                ObjectProvider<NodeSession> session) {
         HikariConfig config = new HikariConfig();
         String url = env.getProperty(URL);
         if (hasText(url)) {
@@ -61,6 +64,12 @@ public class DataSourceConfiguration {
         // payments worker waits on the provider inside one, bounded by checkout.payments.request-timeout).
         Duration idle = properties.idleInTransactionTimeout();
         config.setConnectionInitSql("SET idle_in_transaction_session_timeout = " + idle.toMillis());
+        // That timeout misses a session frozen mid-statement (the server blocked sending to it, or waiting for the
+        // rest of a batch): the live nodes end those by name once this node stops refreshing its membership.
+        NodeSession named = session.getIfAvailable();
+        if (named != null) {
+            config.addDataSourceProperty("ApplicationName", named.applicationName());
+        }
         // The event store appends a unit of work's events with one JDBC batch; rewritten by the driver into one
         // multi-row INSERT instead of a statement per event (docs/decisions.md: batched appends).
         config.addDataSourceProperty("reWriteBatchedInserts", "true");

@@ -181,14 +181,22 @@ final class FaultMatrix {
                                 && r.count("SELECT count(*) FROM tokenentry WHERE owner = 'n2'")
                                 == r.count("SELECT count(*) FROM tokenentry"));
             } catch (org.awaitility.core.ConditionTimeoutException e) {
-                // say which half of the condition never came, and what the leases did meanwhile
+                second.signal("QUIT"); // a thread dump into n2's log: what its coordinators wait on
+                // say which half of the condition never came, what the leases did meanwhile, and who holds what
                 throw new AssertionError("pause condition not reached: segments n2/all "
                         + r.count("SELECT count(*) FROM tokenentry WHERE owner = 'n2'") + "/"
                         + r.count("SELECT count(*) FROM tokenentry") + "; lease events "
                         + r.db.queryForList("SELECT substring(payloadtype from '[^.]*$') || '=' || count(*)"
                         + " FROM domainevententry WHERE payloadtype LIKE '%Lease%' GROUP BY payloadtype", String.class)
                         + "; states " + r.states().values().stream().collect(Collectors.groupingBy(v -> v,
-                        java.util.TreeMap::new, Collectors.counting())), e);
+                        java.util.TreeMap::new, Collectors.counting()))
+                        + "; claims " + r.db.queryForList("SELECT processorname || '[' || segment || ']=' ||"
+                        + " coalesce(owner, '-') || '@' || coalesce(timestamp, '-') FROM tokenentry", String.class)
+                        + "; sessions in a transaction " + r.db.queryForList("SELECT application_name || ' pid ' || pid"
+                        + " || ' ' || state || ' ' || coalesce(wait_event_type || '/' || wait_event, '-') || ' for '"
+                        + " || round(extract(epoch FROM now() - xact_start)) || ' s, blocked by '"
+                        + " || pg_blocking_pids(pid)::text || ': ' || left(query, 100) FROM pg_stat_activity"
+                        + " WHERE xact_start IS NOT NULL AND pid <> pg_backend_pid()", String.class), e);
             }
             first.signal("CONT");
             r.staleCallTolerated = true;
