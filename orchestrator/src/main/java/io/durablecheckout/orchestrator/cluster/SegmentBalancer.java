@@ -33,7 +33,7 @@ import java.util.concurrent.TimeUnit;
  * It also ends the database sessions of a member that stopped refreshing while inside a transaction (frozen, not
  * dead: a dead process's connections close). PostgreSQL's idle-in-transaction timeout ends most of them, but not a
  * session whose statement is still running on the frozen client's behalf (the server blocked sending it a result, or
- * waiting for the rest of a batch): its row locks, a segment claim's among them, would hold the takeover for as long
+ * waiting for the rest of a statement): its row locks, a segment claim's among them, would hold the takeover for as long
  * as the node stays frozen. Only sessions named by a member's last refresh ({@link NodeSession}) are ended, so a
  * restarted node under the same id is never touched; the frozen node's transactions fail when it wakes, which its
  * fencing tokens would have refused anyway. docs/decisions.md §81.

@@ -65,7 +65,7 @@ public class DataSourceConfiguration {
         Duration idle = properties.idleInTransactionTimeout();
         config.setConnectionInitSql("SET idle_in_transaction_session_timeout = " + idle.toMillis());
         // That timeout misses a session frozen mid-statement (the server blocked sending to it, or waiting for the
-        // rest of a batch): the live nodes end those by name once this node stops refreshing its membership.
+        // rest of a statement): the live nodes end those by name once this node stops refreshing its membership.
         NodeSession named = session.getIfAvailable();
         if (named != null) {
             config.addDataSourceProperty("ApplicationName", named.applicationName());
