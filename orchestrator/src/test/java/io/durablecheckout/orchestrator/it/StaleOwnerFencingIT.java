@@ -16,9 +16,15 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
+import java.util.Properties;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -29,7 +35,8 @@ import static org.awaitility.Awaitility.await;
  * The seed's scenario on real PostgreSQL: worker A reads its intent (token 1) and pauses past its lease; the lease
  * deadline fires; worker B (another node) takes over with token 2 and completes; A resumes and tries to write with
  * token 1. A's write is rejected at the resource, the stale result is rejected at the aggregate, the resource holds
- * B's token, and the side effect happened once.
+ * B's token, and the side effect happened once. And a frozen member's session holding a claim is ended by the live
+ * node (decision 81).
  */
 class StaleOwnerFencingIT {
 
@@ -111,6 +118,52 @@ class StaleOwnerFencingIT {
                         .until(() -> staleRejections(a.port()) >= 1);
             }
             assertFencedOutcome(id);
+        }
+    }
+
+    /**
+     * A member that froze inside a statement (SIGSTOP while the server was still busy on its behalf) keeps its row
+     * locks: PostgreSQL's idle-in-transaction timeout does not apply to a session whose statement is running. Here
+     * such a session is made by hand, named as a member that has not refreshed for an hour, and it locks the saga's
+     * segment claim while running a long statement: the live node's saga stalls on the lock until the node ends that
+     * session (decision 81), and the checkout submitted meanwhile completes. Without the ending (a mutant that skips
+     * it) the session and the stall last the statement's five minutes, past the wait.
+     */
+    @Test
+    void aFrozenMembersRunningStatementIsEndedAndTheSagaMovesOn() throws Exception {
+        String frozenName = "checkout zz0 frozen-node";
+        try (InProcessNode live = InProcessNode.start("live-node", postgres.jdbcUrl(), null,
+                List.of("checkout.processing.claim-timeout=3s", "checkout.demo.sku-count=5"))) {
+            awaitCompleted(startCheckout(live.port()));
+            db.update("INSERT INTO cluster_members (node_id, processor, last_seen, session_name)"
+                    + " VALUES ('frozen-node', 'CheckoutSagaProcessor', now() - interval '1 hour', ?)", frozenName);
+            Properties props = new Properties();
+            props.setProperty("user", "postgres");
+            props.setProperty("ApplicationName", frozenName);
+            try (Connection frozen = DriverManager.getConnection(postgres.jdbcUrl(), props)) {
+                frozen.setAutoCommit(false);
+                try (Statement s = frozen.createStatement()) {
+                    s.execute("SET idle_in_transaction_session_timeout = 0");
+                    s.execute("SELECT 1 FROM tokenentry WHERE processorname = 'CheckoutSagaProcessor' FOR UPDATE");
+                }
+                CompletableFuture<SQLException> running =
+                        CompletableFuture.supplyAsync(() -> {
+                            try (Statement s = frozen.createStatement()) {
+                                s.execute("SELECT pg_sleep(300)"); // 'active': no timeout of the server's ends it
+                                return null;
+                            } catch (SQLException e) {
+                                return e;
+                            }
+                        });
+                await().atMost(Duration.ofSeconds(10)).until(() -> count("SELECT count(*) FROM pg_stat_activity"
+                        + " WHERE application_name = ? AND state = 'active'", frozenName) == 1);
+
+                awaitCompleted(startCheckout(live.port()));
+                assertThat(running.get().getSQLState()).as("the frozen member's session was terminated")
+                        .isEqualTo("57P01");
+            }
+            assertThat(count("SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE 'checkout % live-node'"))
+                    .as("the live node's own sessions carry its name and stay").isPositive();
         }
     }
 
