@@ -5,6 +5,7 @@ import org.axonframework.commandhandling.gateway.CommandGateway;
 import org.axonframework.commandhandling.gateway.DefaultCommandGateway;
 import org.axonframework.commandhandling.gateway.ExponentialBackOffIntervalRetryScheduler;
 import org.axonframework.commandhandling.gateway.RetryScheduler;
+import org.axonframework.messaging.unitofwork.CurrentUnitOfWork;
 import org.axonframework.modelling.command.ConcurrencyException;
 import org.axonframework.modelling.command.ConflictingModificationException;
 import org.springframework.beans.factory.annotation.Qualifier;
@@ -64,6 +65,23 @@ public class ClusterConfiguration {
         @Override
         protected boolean isExplicitlyNonTransient(Throwable failure) {
             return !isAppendConflict(failure);
+        }
+
+        /**
+         * A command sent inside another unit of work (the saga's batch, a submission) is retried at once on the same
+         * thread, inside that unit of work: the failed attempt's aggregate lock is released only when the outer unit of
+         * work ends, so a retry on the retry thread waited for it while the sender waited for the retry, until the
+         * lock's 60 s timeout (a two-node SIGSTOP row's stale cached copies did this batch after batch). The attempt
+         * that failed was thrown away with its cached copy, so the retry decides on the store's events; the lock is
+         * reentrant for this thread.
+         */
+        @Override
+        protected boolean scheduleRetry(Runnable commandDispatch, long interval) {
+            if (CurrentUnitOfWork.isStarted()) {
+                commandDispatch.run();
+                return true;
+            }
+            return super.scheduleRetry(commandDispatch, interval);
         }
     }
 

@@ -3,6 +3,8 @@ package io.durablecheckout.orchestrator.cluster;
 import io.durablecheckout.orchestrator.config.PostgresDuplicateKeyResolver;
 import org.axonframework.commandhandling.GenericCommandMessage;
 import org.axonframework.commandhandling.gateway.ExponentialBackOffIntervalRetryScheduler;
+import org.axonframework.common.lock.PessimisticLockFactory;
+import org.axonframework.messaging.unitofwork.DefaultUnitOfWork;
 import org.axonframework.modelling.command.ConcurrencyException;
 import org.axonframework.modelling.command.ConflictingAggregateVersionException;
 import org.junit.jupiter.api.AfterEach;
@@ -13,8 +15,10 @@ import org.postgresql.util.PSQLState;
 import java.sql.BatchUpdateException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -65,12 +69,54 @@ class AppendConflictRetryTest {
                 .as("a domain refusal").isFalse();
     }
 
+    /**
+     * The saga's command conflicts inside the saga's batch: the failed attempt's aggregate lock stays with the batch's
+     * unit of work until it ends (Axon's locking repository releases it at the root's cleanup). The retry must run
+     * where that lock is held, on the sending thread; on the retry thread it waited for the lock while the sender
+     * waited for it (here the lock gives up after 0.5 s instead of Axon's 60).
+     */
+    @Test
+    void aRetryInsideAUnitOfWorkRunsOnTheSendingThreadThatHoldsTheLock() throws Exception {
+        PessimisticLockFactory locks = PessimisticLockFactory.builder().acquireAttempts(50).build();
+        ExponentialBackOffIntervalRetryScheduler scheduler = new ClusterConfiguration.AppendConflictRetryScheduler(
+                ExponentialBackOffIntervalRetryScheduler.builder().retryExecutor(executor).backoffFactor(1).maxRetryCount(3));
+        var command = GenericCommandMessage.asCommandMessage("record result");
+        CompletableFuture<String> retry = new CompletableFuture<>();
+        DefaultUnitOfWork<?> batch = DefaultUnitOfWork.startAndGet(null);
+        try {
+            DefaultUnitOfWork<?> attempt = DefaultUnitOfWork.startAndGet(command);
+            var lock = locks.obtainLock("co_1");
+            attempt.onCleanup(u -> lock.release()); // nested: runs when the batch ends
+            attempt.rollback(lostRace());
+            boolean scheduled = retried(scheduler, command, lostRace(), () -> {
+                try {
+                    locks.obtainLock("co_1").release();
+                    retry.complete(Thread.currentThread().getName());
+                } catch (RuntimeException e) {
+                    retry.completeExceptionally(e);
+                }
+            });
+            assertThat(scheduled).isTrue();
+            assertThat(retry.get(5, TimeUnit.SECONDS)).as("retried on the thread holding the lock")
+                    .isEqualTo(Thread.currentThread().getName());
+        } finally {
+            batch.commit();
+        }
+        assertThat(locks.obtainLock("co_1")).as("released once the batch ended").isNotNull();
+    }
+
     private static boolean retried(ExponentialBackOffIntervalRetryScheduler scheduler,
                                    org.axonframework.commandhandling.CommandMessage<?> command, RuntimeException failure) {
+        return retried(scheduler, command, failure, () -> { });
+    }
+
+    private static boolean retried(ExponentialBackOffIntervalRetryScheduler scheduler,
+                                   org.axonframework.commandhandling.CommandMessage<?> command, RuntimeException failure,
+                                   Runnable dispatch) {
         List<Class<? extends Throwable>[]> history = new ArrayList<>();
         @SuppressWarnings("unchecked")
         Class<? extends Throwable>[] chain = new Class[]{failure.getClass()};
         history.add(chain);
-        return scheduler.scheduleRetry(command, failure, history, () -> { });
+        return scheduler.scheduleRetry(command, failure, history, dispatch);
     }
 }
