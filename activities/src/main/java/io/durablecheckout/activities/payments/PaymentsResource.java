@@ -21,9 +21,14 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
 import org.springframework.stereotype.Component;
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
 
 import javax.sql.DataSource;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Payment operations, idempotent by operation id and fenced by token, in {@code payment_operations}. Runs inside the
@@ -44,6 +49,18 @@ public class PaymentsResource {
     private final ResourceMutants mutants;
     private final Savepoints savepoints;
     private final PersonalDataVault vault;
+    /**
+     * Authorizations whose decided outcome this process committed (decision 82): the checkout's own
+     * PaymentAuthorized/Declined event that follows finds nothing to write (a decided row is never changed), so its
+     * statement is skipped. Bounded; a miss (another node, a restart, an evicted entry) only costs the statement.
+     */
+    private final Set<String> decidedHere = Collections.synchronizedSet(Collections.newSetFromMap(
+            new LinkedHashMap<>(256, 0.75f, false) {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+                    return size() > 4_096;
+                }
+            }));
 
     @Autowired
     public PaymentsResource(DataSource dataSource, PaymentProvider provider, ResourceMutants mutants,
@@ -113,6 +130,9 @@ public class PaymentsResource {
             default -> throw new IllegalStateException("unhandled " + answer.status());
         }
         record(operationId, rowStatus, answer.reference(), answer.detail());
+        if (status == AuthorizationOutcome.Status.AUTHORIZED || status == AuthorizationOutcome.Status.DECLINED) {
+            rememberDecidedOnCommit(operationId);
+        }
         return AuthorizationOutcome.of(status, answer.reference(), answer.detail(), false);
     }
 
@@ -213,6 +233,9 @@ public class PaymentsResource {
      */
     public void recordResolution(OperationId authorizationOperationId, boolean authorized, String reference,
                                  String detail) {
+        if (decidedHere.remove(authorizationOperationId.value())) {
+            return; // decided and committed here: the guarded update below would match no row
+        }
         savepoints.run(() -> {
             recordAuthorizationOutcome(authorizationOperationId, authorized ? "AUTHORIZED" : "DECLINED", reference,
                     detail);
@@ -231,6 +254,20 @@ public class PaymentsResource {
                         .addValue("status", status)
                         .addValue("ref", Bounds.require("provider_reference", reference, Bounds.PROVIDER_REFERENCE))
                         .addValue("detail", Bounds.clip(detail, Bounds.DETAIL)));
+    }
+
+    /** Remembered only once the outcome is durable: a rolled-back decision must still be written by a resolution. */
+    private void rememberDecidedOnCommit(OperationId operationId) {
+        if (!TransactionSynchronizationManager.isActualTransactionActive()) {
+            decidedHere.add(operationId.value()); // auto-commit: already durable
+        } else if (TransactionSynchronizationManager.isSynchronizationActive()) {
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void afterCommit() {
+                    decidedHere.add(operationId.value());
+                }
+            });
+        } // a transaction Spring cannot follow: not remembered, the resolution writes as before
     }
 
     private Claim claim(OperationId operationId, String kind, CheckoutId checkoutId, TenantId tenantId,

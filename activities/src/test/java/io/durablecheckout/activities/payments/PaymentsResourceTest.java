@@ -293,6 +293,47 @@ class PaymentsResourceTest extends PostgresTestSupport {
     }
 
     @Test
+    void theCheckoutsEchoOfAnOutcomeCommittedHereCostsNoStatementButARolledBackOneIsStillWritten() {
+        // Counts UPDATE statements on the table, including those that match no row (a statement-level trigger fires
+        // for them too): the echo of a decided row changes nothing durable, so the statement is what is counted.
+        jdbc.execute("CREATE TABLE update_statements (n int)");
+        jdbc.execute("CREATE FUNCTION count_update() RETURNS trigger LANGUAGE plpgsql AS"
+                + " $$ BEGIN INSERT INTO update_statements VALUES (1); RETURN NULL; END $$");
+        jdbc.execute("CREATE TRIGGER counted AFTER UPDATE ON payment_operations FOR EACH STATEMENT"
+                + " EXECUTE FUNCTION count_update()");
+        try {
+            ScriptedPaymentProvider provider = new ScriptedPaymentProvider().then(authorized("REF-E1"))
+                    .then(authorized("REF-E2")).then(answer(AuthorizationStatus.UNKNOWN, "no answer within PT2S"));
+            PaymentsResource payments = new PaymentsResource(dataSource, provider, vault);
+            CheckoutId here = new CheckoutId("chk-echo-1");
+            authorize(payments, here, 1);
+            int before = updates();
+            inTransaction(() -> payments.recordResolution(authOp(here), true, "REF-E1", "recorded by checkout"));
+            assertThat(updates()).as("the echo of an outcome committed here").isEqualTo(before);
+
+            // decided, then rolled back: the row is not decided, so the checkout's outcome must still be written
+            CheckoutId rolledBack = new CheckoutId("chk-echo-2");
+            tx.executeWithoutResult(status -> {
+                payments.authorize(rolledBack, TENANT, authOp(rolledBack), token(1), AMOUNT, "tok_approve");
+                status.setRollbackOnly();
+            });
+            authorize(payments, rolledBack, 2); // the provider's answer lost this time: UNKNOWN until resolved
+            inTransaction(() -> payments.recordResolution(authOp(rolledBack), true, "REF-N", "recorded by checkout"));
+            assertThat(payments.statusOf(authOp(rolledBack))).isEqualTo("AUTHORIZED");
+            assertThat(jdbc.queryForObject("SELECT provider_reference FROM payment_operations WHERE operation_id = ?",
+                    String.class, authOp(rolledBack).value())).isEqualTo("REF-N");
+        } finally {
+            jdbc.execute("DROP TRIGGER counted ON payment_operations");
+            jdbc.execute("DROP FUNCTION count_update()");
+            jdbc.execute("DROP TABLE update_statements");
+        }
+    }
+
+    private static int updates() {
+        return jdbc.queryForObject("SELECT count(*) FROM update_statements", Integer.class);
+    }
+
+    @Test
     void aVoidSettlesAnUndecidedAuthorization() {
         ScriptedPaymentProvider provider = new ScriptedPaymentProvider()
                 .then(answer(AuthorizationStatus.UNAVAILABLE, "provider unavailable (HTTP 503)"))
