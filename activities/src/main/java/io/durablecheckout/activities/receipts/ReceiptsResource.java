@@ -112,17 +112,17 @@ public class ReceiptsResource {
                 return DeliveryOutcome.failed(detail, e.finalForRecipient(), false);
             }
         }
-        // The unique operation_id makes a second insert impossible even if the status logic were bypassed.
-        if (!erased) jdbc.update("INSERT INTO outbound_messages (operation_id, recipient, subject, body)"
-                        + " VALUES (:op, :recipient, :subject, :body) ON CONFLICT (operation_id) DO NOTHING",
+        // The copy and the SENT status in one statement (erased: nothing was sent, no copy). The unique operation_id
+        // makes a second copy impossible even if the status logic were bypassed.
+        String sent = "UPDATE receipt_operations SET status = 'SENT', updated_at = now(),"
+                + " outcome_recorded_at = coalesce(outcome_recorded_at, clock_timestamp()) WHERE operation_id = :op";
+        jdbc.update(erased ? sent : "WITH copy AS (INSERT INTO outbound_messages (operation_id, recipient, subject, body)"
+                        + " VALUES (:op, :recipient, :subject, :body) ON CONFLICT (operation_id) DO NOTHING) " + sent,
                 new MapSqlParameterSource()
                         .addValue("op", operationId.value())
                         .addValue("recipient", keptRecipient)
                         .addValue("subject", message.subject())
                         .addValue("body", message.body()));
-        jdbc.update("UPDATE receipt_operations SET status = 'SENT', updated_at = now(),"
-                        + " outcome_recorded_at = coalesce(outcome_recorded_at, clock_timestamp()) WHERE operation_id = :op",
-                Map.of("op", operationId.value()));
         return DeliveryOutcome.sent(false);
     }
 
