@@ -105,6 +105,7 @@ final class WorkUnits {
             line.put("aggregate_loads_per_checkout", Report.round(app.aggregateLoads / n, 2));
             line.put("aggregate_events_loaded_per_checkout", Report.round(app.aggregateEventsLoaded / n, 2));
             line.put("statement_exec_ms_per_checkout", Report.round(app.execMs / n, 3));
+            line.put("buffer_accesses_per_checkout", Report.round(app.buffers / n, 1));
             if (simulator != null) {
                 Tally sim = tally(counts, SimulatorProcess.DATABASE);
                 line.put("simulator_statements_per_checkout", Report.round(sim.calls / n, 2));
@@ -145,6 +146,7 @@ final class WorkUnits {
         long aggregateLoads;
         long aggregateEventsLoaded;
         double execMs;
+        long buffers;
     }
 
     private static Tally tally(List<BenchDatabase.StatementCount> counts, String database) {
@@ -156,6 +158,7 @@ final class WorkUnits {
             String q = c.query().trim().toLowerCase(Locale.ROOT);
             t.calls += c.calls();
             t.execMs += c.execMs();
+            t.buffers += c.buffers();
             if (q.startsWith("begin")) {
                 t.begins += c.calls();
             }
@@ -183,11 +186,12 @@ final class WorkUnits {
     private static void write(Path dir, String label, List<BenchDatabase.StatementCount> counts, long checkouts)
             throws IOException {
         Files.createDirectories(dir);
-        StringBuilder out = new StringBuilder("database\tcalls_per_checkout\trows_per_checkout\tcalls\trows\tquery\n");
+        StringBuilder out = new StringBuilder("database\tcalls_per_checkout\trows_per_checkout\tbuffers_per_call\tcalls\trows\tquery\n");
         for (BenchDatabase.StatementCount c : counts) {
             out.append(c.database()).append('\t')
                     .append(String.format(Locale.ROOT, "%.3f\t%.3f", c.calls() / (double) checkouts,
                             c.rows() / (double) checkouts)).append('\t')
+                    .append(String.format(Locale.ROOT, "%.1f", c.buffers() / (double) Math.max(1, c.calls()))).append('\t')
                     .append(c.calls()).append('\t').append(c.rows()).append('\t')
                     .append(c.query().replaceAll("\\s+", " ")).append('\n');
         }
