@@ -82,8 +82,20 @@ public class InventoryResource {
         for (LineItem item : items) {
             wanted.merge(item.sku().value(), (long) item.quantity(), Long::sum);
         }
+        List<String> moved = reserveWhereEnough(tenantId, operationId, wanted);
+        if (moved.size() == wanted.size()) {
+            return ReservationOutcome.reserved(false);
+        }
+        // A line is unknown or short: give back what moved (still locked by this transaction), then say why.
+        SortedMap<String, Long> givenBack = new TreeMap<>();
+        moved.forEach(sku -> givenBack.put(sku, wanted.get(sku)));
+        if (!givenBack.isEmpty()) {
+            jdbc.update("WITH " + LINES + " UPDATE stock s SET available = s.available + w.qty,"
+                            + " reserved = s.reserved - w.qty, updated_at = now()"
+                            + " FROM w WHERE s.sku = w.sku AND s.tenant_id = :tenant",
+                    lines(givenBack).addValue("tenant", tenantId.value()));
+        }
         Map<String, Long> available = lockStock(tenantId.value(), wanted);
-
         for (String sku : wanted.keySet()) {
             if (!available.containsKey(sku)) {
                 return reject(operationId, CancellationReason.UNKNOWN_SKU,
@@ -97,19 +109,33 @@ public class InventoryResource {
                         "SKU " + line.getKey() + ": requested " + line.getValue() + ", available " + has);
             }
         }
-
-        // one statement for every line of the checkout: stock moved, lines recorded, operation marked (decision 54).
-        // The check stays a statement of its own: folded into this one (lock and read in a CTE, move only if enough),
-        // InventoryResourceTest.stockIsConserved... took stock negative under concurrency (decision 79).
-        jdbc.update("WITH " + LINES
-                        + ", moved AS (UPDATE stock s SET available = s.available - w.qty, reserved = s.reserved + w.qty,"
-                        + " updated_at = now() FROM w WHERE s.tenant_id = :tenant AND s.sku = w.sku)"
-                        + ", recorded AS (INSERT INTO inventory_reservation_lines (operation_id, tenant_id, sku, quantity)"
-                        + " SELECT :op, :tenant, w.sku, w.qty FROM w)"
-                        + " UPDATE inventory_operations SET status = 'RESERVED', reason = NULL, detail = NULL,"
-                        + " updated_at = now() WHERE operation_id = :op",
-                lines(wanted).addValue("op", operationId.value()).addValue("tenant", tenantId.value()));
+        // Enough now (units given back by others since): the rows are locked and checked, so every line moves.
+        if (reserveWhereEnough(tenantId, operationId, wanted).size() != wanted.size()) {
+            throw new IllegalStateException("reservation " + operationId + ": locked stock changed under its lock");
+        }
         return ReservationOutcome.reserved(false);
+    }
+
+    /**
+     * The reservation in one statement (decision 80): the rows are locked in SKU order first (the initplan reads the
+     * whole locking CTE before any row is updated), then each line moves only if its row, re-read by the UPDATE's own
+     * check on the newest version, still has the quantity; the lines are recorded and the operation marked RESERVED
+     * only if every line moved. Returns the SKUs that moved (all, or a part for the caller to give back).
+     */
+    private List<String> reserveWhereEnough(TenantId tenantId, OperationId operationId, SortedMap<String, Long> wanted) {
+        return jdbc.queryForList("WITH " + LINES
+                        + ", locked AS (SELECT s.sku FROM stock s JOIN w ON s.sku = w.sku AND s.tenant_id = :tenant"
+                        + " ORDER BY s.sku FOR UPDATE OF s)"
+                        + ", moved AS (UPDATE stock s SET available = s.available - w.qty, reserved = s.reserved + w.qty,"
+                        + " updated_at = now() FROM w WHERE s.sku = w.sku AND s.tenant_id = :tenant"
+                        + " AND s.available >= w.qty AND (SELECT count(*) FROM locked) >= 0 RETURNING s.sku, w.qty)"
+                        + ", recorded AS (INSERT INTO inventory_reservation_lines (operation_id, tenant_id, sku, quantity)"
+                        + " SELECT :op, :tenant, sku, qty FROM moved WHERE (SELECT count(*) FROM moved) = :lines)"
+                        + ", marked AS (UPDATE inventory_operations SET status = 'RESERVED', reason = NULL, detail = NULL,"
+                        + " updated_at = now() WHERE operation_id = :op AND (SELECT count(*) FROM moved) = :lines)"
+                        + " SELECT sku FROM moved",
+                lines(wanted).addValue("op", operationId.value()).addValue("tenant", tenantId.value())
+                        .addValue("lines", wanted.size()), String.class);
     }
 
     /**

@@ -190,6 +190,8 @@ class InventoryResourceTest extends PostgresTestSupport {
         assertThat(outcome.detail()).contains(b.value()).contains("requested 3").contains("available 2");
         assertLevel(a, 10, 0);
         assertLevel(b, 2, 0);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM inventory_reservation_lines WHERE operation_id = ?",
+                Integer.class, reserveOp(id).value())).as("lines of a rejected reservation").isZero();
 
         ReservationOutcome replay = reserve(id, 2, new LineItem(a, 1), new LineItem(b, 3));
         assertThat(replay.status()).isEqualTo(ReservationOutcome.Status.REJECTED);
