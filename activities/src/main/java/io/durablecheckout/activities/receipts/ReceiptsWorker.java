@@ -27,6 +27,7 @@ import org.springframework.stereotype.Component;
 
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 
 /** Executes receipt and cancellation-notice intents in the "receipts" processor's transaction. */
 @Component
@@ -40,6 +41,8 @@ public class ReceiptsWorker {
     private final ReceiptsResource receipts;
     private final IntentReports reports;
     private final ObjectProvider<EventStore> eventStore;
+    /** Resolved once: asking the bean factory each time cost as much as reading the history (a profile). */
+    private volatile Optional<EventStore> store;
 
     @org.springframework.beans.factory.annotation.Autowired
     public ReceiptsWorker(ReceiptsResource receipts, EventGateway events, ActivityMetrics metrics,
@@ -120,9 +123,12 @@ public class ReceiptsWorker {
      * store in this context (a resource under test on its own).
      */
     private List<LineItem> orderLines(CheckoutId checkoutId) {
-        EventStore store = eventStore.getIfAvailable();
-        if (store == null) return List.of();
-        DomainEventStream stream = store.readEvents(checkoutId.value(), 0);
+        Optional<EventStore> resolved = store;
+        if (resolved == null) {
+            store = resolved = Optional.ofNullable(eventStore.getIfAvailable());
+        }
+        if (resolved.isEmpty()) return List.of();
+        DomainEventStream stream = resolved.get().readEvents(checkoutId.value(), 0);
         if (!stream.hasNext()) return List.of();
         DomainEventMessage<?> first = stream.next();
         return first.getPayload() instanceof CheckoutCreatedEvent created ? created.items() : List.of();
