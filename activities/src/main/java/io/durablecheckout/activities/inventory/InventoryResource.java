@@ -117,7 +117,7 @@ public class InventoryResource {
     }
 
     /**
-     * The reservation in one statement (decision 80): the rows are locked in SKU order first (the initplan reads the
+     * The reservation in one statement (decision 82): the rows are locked in SKU order first (the initplan reads the
      * whole locking CTE before any row is updated), then each line moves only if its row, re-read by the UPDATE's own
      * check on the newest version, still has the quantity; the lines are recorded and the operation marked RESERVED
      * only if every line moved. Returns the SKUs that moved (all, or a part for the caller to give back).
