@@ -43,7 +43,8 @@ import java.util.List;
  * removed atomically with the events of the command that decided it (decision 1). A cancel and a lease written in
  * the same unit of work (a lease handed to the next step) are one statement, at the cancel's place: the fresh row
  * moves earlier, which nothing can notice, since nothing else knows its id yet (decision 79). It also tells
- * {@link RecordedInputs} what the Checkout scheduled and cancelled, so replay can compare it.
+ * {@link RecordedInputs} what the Checkout scheduled and cancelled, so replay can compare it, and keeps the input
+ * recorded for the events out of the deadline's own metadata (decision 83).
  */
 class LeaseDeadlineManager extends DbSchedulerDeadlineManager {
 
@@ -103,6 +104,16 @@ class LeaseDeadlineManager extends DbSchedulerDeadlineManager {
             RecordedInputs.scheduled(id, triggerDateTime, deadlineName, messageOrPayload, deadlineScope);
         }
         return id;
+    }
+
+    /**
+     * A deadline keeps its origin (correlation and trace, an operator's keys) but not the input recorded for the
+     * events of the unit of work that scheduled it: nothing reads it there (a fired deadline is recorded as its own
+     * input), and it was most of each row's bytes, serialized twice (Jackson, then Java) on every schedule.
+     */
+    @Override
+    protected <T> DeadlineMessage<T> processDispatchInterceptors(DeadlineMessage<T> message) {
+        return super.processDispatchInterceptors(RecordedInputs.withoutInputs(message));
     }
 
     /** What {@link DbSchedulerDeadlineManager#schedule} does, with the row written by one INSERT. */

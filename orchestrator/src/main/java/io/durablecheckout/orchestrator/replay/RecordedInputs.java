@@ -118,11 +118,22 @@ public final class RecordedInputs {
         return Map.of(INPUT, input, DEADLINES, List.copyOf(deadlines));
     }
 
+    /** The message without the recorded input and deadline operations correlation added to it (if any). */
+    public static <M extends Message<?>> M withoutInputs(M message) {
+        MetaData metaData = message.getMetaData();
+        if (!metaData.containsKey(INPUT) && !metaData.containsKey(DEADLINES)) {
+            return message;
+        }
+        @SuppressWarnings("unchecked")
+        M stripped = (M) message.withMetaData(metaData.withoutKeys(Set.of(INPUT, DEADLINES)));
+        return stripped;
+    }
+
     /** Called by the deadline manager when the Checkout schedules a deadline. */
     public static void scheduled(String id, Instant due, String name, Object payload, ScopeDescriptor scope) {
         List<Map<String, Object>> ops = operations(scope);
         if (ops != null) {
-            ops.add(scheduleOp(id, due, name, payload));
+            ops.add(op(id, due, name, payload, payload));
         }
     }
 
@@ -138,13 +149,18 @@ public final class RecordedInputs {
         }
     }
 
+    /** A schedule operation as replay compares it: the payload as the map the stored metadata is read into. */
     static Map<String, Object> scheduleOp(String id, Instant due, String name, Object payload) {
+        return op(id, due, name, payload, toMap(payload));
+    }
+
+    private static Map<String, Object> op(String id, Instant due, String name, Object payload, Object stored) {
         Map<String, Object> op = new LinkedHashMap<>();
         op.put("op", "schedule");
         op.put("name", name);
         op.put("due", due.toString());
         op.put("payloadType", payload.getClass().getSimpleName());
-        op.put("payload", toMap(payload));
+        op.put("payload", stored);
         op.put("id", id);
         return op;
     }
@@ -163,7 +179,11 @@ public final class RecordedInputs {
         return unitOfWork.getOrComputeResource(DEADLINES_RESOURCE, k -> new ArrayList<>());
     }
 
-    /** The input a message represents, or an empty map if it is no input of the Checkout. */
+    /**
+     * The input a message represents, or an empty map if it is no input of the Checkout. The payload is the command
+     * or the deadline's payload itself: the serializer writes it exactly as the map {@link #toMap} would make of it
+     * (decision 83, {@code RecordedInputsTest}), and the conversion was a serialization and a parse per input.
+     */
     static Map<String, Object> describe(Message<?> message) {
         if (message instanceof CommandMessage<?> command && command.getPayload() instanceof CheckoutCommand c) {
             Map<String, Object> input = new LinkedHashMap<>();
@@ -171,7 +191,7 @@ public final class RecordedInputs {
             input.put("kind", "command");
             input.put("type", c.getClass().getSimpleName());
             input.put("at", at(c).toString());
-            input.put("payload", toMap(c));
+            input.put("payload", c); // written as it is: the same JSON as its map (decision 83), without converting
             operator(command.getMetaData(), input);
             return input;
         }
@@ -183,7 +203,7 @@ public final class RecordedInputs {
             input.put("type", deadline.getDeadlineName());
             input.put("at", deadline.getTimestamp().toString());
             input.put("payloadType", deadline.getPayload().getClass().getSimpleName());
-            input.put("payload", toMap(deadline.getPayload()));
+            input.put("payload", deadline.getPayload());
             return input;
         }
         return Map.of();

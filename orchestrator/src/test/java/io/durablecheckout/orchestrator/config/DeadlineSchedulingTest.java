@@ -215,6 +215,45 @@ class DeadlineSchedulingTest {
         jdbc.update("DELETE FROM scheduled_tasks WHERE task_instance IN (?, ?)", second[0], third[0]);
     }
 
+    /**
+     * Decision 83: a deadline scheduled while a command is handled keeps the command's origin in its metadata, not the
+     * input recorded for the command's events (most of the row's bytes, and nothing reads it from a deadline), by
+     * either path: the lease's own INSERT and Axon's schedule.
+     */
+    @Test
+    void aDeadlineKeepsItsOriginButNotTheRecordedInput() {
+        Serializer serializer = JacksonSerializer.defaultSerializer();
+        Scheduler scheduler = Scheduler.create(dataSource, DbSchedulerDeadlineManager.binaryTask(() -> null))
+                .tableName("scheduled_tasks").build();
+        LeaseDeadlineManager manager = new LeaseDeadlineManager(DbSchedulerDeadlineManager.builder()
+                .scheduler(scheduler).scopeAwareProvider(scope -> Stream.empty())
+                .transactionManager(NoTransactionManager.INSTANCE).startScheduler(false).stopScheduler(false),
+                dataSource, "scheduled_tasks", serializer,
+                DefaultDeadlineManagerSpanFactory.builder().spanFactory(NoOpSpanFactory.INSTANCE).build());
+        AggregateScopeDescriptor scope = new AggregateScopeDescriptor("Checkout", "c-83");
+        Instant due = Instant.now().plusSeconds(60);
+        String[] ids = new String[2];
+        org.axonframework.messaging.unitofwork.UnitOfWork<?> unitOfWork =
+                org.axonframework.messaging.unitofwork.DefaultUnitOfWork.startAndGet(
+                        org.axonframework.commandhandling.GenericCommandMessage.asCommandMessage("a command"));
+        unitOfWork.registerCorrelationDataProvider(message -> Map.of("traceId", "trace-83",
+                io.durablecheckout.orchestrator.replay.RecordedInputs.INPUT, Map.of("id", "input-83",
+                        "payload", Map.of("lines", "a long command")),
+                io.durablecheckout.orchestrator.replay.RecordedInputs.DEADLINES, List.of(Map.of("op", "cancel"))));
+        unitOfWork.execute(() -> {
+            ids[0] = manager.schedule(due, Deadlines.LEASE_EXPIRED, "lease", scope);
+            ids[1] = manager.schedule(due, Deadlines.RETRY_DUE, "retry", scope);
+        });
+        for (String id : ids) {
+            org.axonframework.messaging.MetaData stored = details(scheduler, id).asDeadLineMessage(serializer)
+                    .getMetaData();
+            assertThat(stored).containsEntry("traceId", "trace-83")
+                    .doesNotContainKeys(io.durablecheckout.orchestrator.replay.RecordedInputs.INPUT,
+                            io.durablecheckout.orchestrator.replay.RecordedInputs.DEADLINES);
+        }
+        new JdbcTemplate(dataSource).update("DELETE FROM scheduled_tasks WHERE task_instance IN (?, ?)", ids[0], ids[1]);
+    }
+
     private static void inUnitOfWork(Runnable work) {
         org.axonframework.messaging.unitofwork.DefaultUnitOfWork.startAndGet(null).execute(work);
     }
