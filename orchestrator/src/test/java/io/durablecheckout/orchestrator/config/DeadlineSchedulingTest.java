@@ -108,13 +108,8 @@ class DeadlineSchedulingTest {
     void aLeaseDeadlineIsWrittenAsAxonWouldAndACancelLeavesAFiringOneAlone() {
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
         Serializer serializer = JacksonSerializer.defaultSerializer();
-        Scheduler scheduler = Scheduler.create(dataSource, DbSchedulerDeadlineManager.binaryTask(() -> null))
-                .tableName("scheduled_tasks").build(); // never started: only reads and Axon's own schedule use it
-        LeaseDeadlineManager manager = new LeaseDeadlineManager(DbSchedulerDeadlineManager.builder()
-                .scheduler(scheduler).scopeAwareProvider(scope -> Stream.empty())
-                .transactionManager(NoTransactionManager.INSTANCE).startScheduler(false).stopScheduler(false),
-                dataSource, "scheduled_tasks", serializer,
-                DefaultDeadlineManagerSpanFactory.builder().spanFactory(NoOpSpanFactory.INSTANCE).build());
+        Scheduler scheduler = unstartedScheduler();
+        LeaseDeadlineManager manager = leaseManager(scheduler, dataSource, serializer);
         AggregateScopeDescriptor scope = new AggregateScopeDescriptor("Checkout", "c-54");
         Instant due = Instant.now().plusSeconds(60).truncatedTo(ChronoUnit.MILLIS);
 
@@ -169,13 +164,8 @@ class DeadlineSchedulingTest {
                                 return m2.invoke(connection, a2);
                             });
                 });
-        Scheduler scheduler = Scheduler.create(dataSource, DbSchedulerDeadlineManager.binaryTask(() -> null))
-                .tableName("scheduled_tasks").build();
-        LeaseDeadlineManager manager = new LeaseDeadlineManager(DbSchedulerDeadlineManager.builder()
-                .scheduler(scheduler).scopeAwareProvider(scope -> Stream.empty())
-                .transactionManager(NoTransactionManager.INSTANCE).startScheduler(false).stopScheduler(false),
-                counting, "scheduled_tasks", serializer,
-                DefaultDeadlineManagerSpanFactory.builder().spanFactory(NoOpSpanFactory.INSTANCE).build());
+        Scheduler scheduler = unstartedScheduler();
+        LeaseDeadlineManager manager = leaseManager(scheduler, counting, serializer);
         AggregateScopeDescriptor scope = new AggregateScopeDescriptor("Checkout", "c-79");
         Instant due = Instant.now().plusSeconds(60).truncatedTo(ChronoUnit.MILLIS);
         String count = "SELECT count(*) FROM scheduled_tasks WHERE task_instance = ?";
@@ -223,13 +213,8 @@ class DeadlineSchedulingTest {
     @Test
     void aDeadlineKeepsItsOriginButNotTheRecordedInput() {
         Serializer serializer = JacksonSerializer.defaultSerializer();
-        Scheduler scheduler = Scheduler.create(dataSource, DbSchedulerDeadlineManager.binaryTask(() -> null))
-                .tableName("scheduled_tasks").build();
-        LeaseDeadlineManager manager = new LeaseDeadlineManager(DbSchedulerDeadlineManager.builder()
-                .scheduler(scheduler).scopeAwareProvider(scope -> Stream.empty())
-                .transactionManager(NoTransactionManager.INSTANCE).startScheduler(false).stopScheduler(false),
-                dataSource, "scheduled_tasks", serializer,
-                DefaultDeadlineManagerSpanFactory.builder().spanFactory(NoOpSpanFactory.INSTANCE).build());
+        Scheduler scheduler = unstartedScheduler();
+        LeaseDeadlineManager manager = leaseManager(scheduler, dataSource, serializer);
         AggregateScopeDescriptor scope = new AggregateScopeDescriptor("Checkout", "c-83");
         Instant due = Instant.now().plusSeconds(60);
         String[] ids = new String[2];
@@ -252,6 +237,21 @@ class DeadlineSchedulingTest {
                             io.durablecheckout.orchestrator.replay.RecordedInputs.DEADLINES);
         }
         new JdbcTemplate(dataSource).update("DELETE FROM scheduled_tasks WHERE task_instance IN (?, ?)", ids[0], ids[1]);
+    }
+
+    /** A scheduler never started: only reads and Axon's own schedule use it. */
+    private static Scheduler unstartedScheduler() {
+        return Scheduler.create(dataSource, DbSchedulerDeadlineManager.binaryTask(() -> null))
+                .tableName("scheduled_tasks").build();
+    }
+
+    private static LeaseDeadlineManager leaseManager(Scheduler scheduler, javax.sql.DataSource writes,
+                                                     Serializer serializer) {
+        return new LeaseDeadlineManager(DbSchedulerDeadlineManager.builder()
+                .scheduler(scheduler).scopeAwareProvider(scope -> Stream.empty())
+                .transactionManager(NoTransactionManager.INSTANCE).startScheduler(false).stopScheduler(false),
+                writes, "scheduled_tasks", serializer,
+                DefaultDeadlineManagerSpanFactory.builder().spanFactory(NoOpSpanFactory.INSTANCE).build());
     }
 
     private static void inUnitOfWork(Runnable work) {
