@@ -3,7 +3,9 @@ package io.durablecheckout.benchmarks;
 import io.durablecheckout.orchestrator.it.NodeProcess;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import static io.durablecheckout.benchmarks.Report.progress;
@@ -25,6 +27,31 @@ final class RecoveryRun {
     RecoveryRun(BenchDatabase db, BenchOptions options) {
         this.db = db;
         this.options = options;
+    }
+
+    /**
+     * Seconds since the restart, and each step's results as the activities appended them and as the checkout
+     * recorded them: the hop that lags is the one whose second count trails its first.
+     */
+    private Map<String, Object> progressAt(double seconds) throws java.sql.SQLException {
+        Map<String, Object> point = new LinkedHashMap<>();
+        point.put("s", round(seconds, 1));
+        point.put("completed", db.completedCheckouts());
+        for (String type : STEP_EVENTS) {
+            point.put(type, db.events(type));
+        }
+        return point;
+    }
+
+    private static final List<String> STEP_EVENTS = List.of("StockReservationSucceededEvent", "StockReservedEvent",
+            "PaymentAuthorizationSucceededEvent", "PaymentAuthorizedEvent", "ReceiptDeliverySucceededEvent",
+            "ActivityLeaseDeferredEvent");
+
+    private static Map<String, Double> top(Map<String, Double> byThread, int n) {
+        Map<String, Double> top = new LinkedHashMap<>();
+        byThread.entrySet().stream().sorted(Map.Entry.<String, Double>comparingByValue().reversed()).limit(n)
+                .forEach(e -> top.put(e.getKey(), round(e.getValue(), 1)));
+        return top;
     }
 
     Map<String, Object> run() throws Exception {
@@ -55,13 +82,22 @@ final class RecoveryRun {
         long restart = System.nanoTime();
         NodeProcess second = processes.start("recovery-node", "node-2");
         Double[] readySeconds = {null};
+        // where the seconds go: each second, what the restarted node has done so far, and at the end its CPU by thread
+        List<Map<String, Object>> timeline = new ArrayList<>();
+        Map<String, Double> cpuByThread = new LinkedHashMap<>();
         try {
             double doneSeconds = db.awaitCompleted(accepted, RECOVERY_LIMIT, () -> {
+                double now = (System.nanoTime() - restart) / 1e9;
                 if (readySeconds[0] == null && second.healthy()) {
-                    readySeconds[0] = (System.nanoTime() - restart) / 1e9;
+                    readySeconds[0] = now;
                 }
                 if (!second.alive()) {
                     throw new IllegalStateException("restarted node exited; see " + second.log());
+                }
+                if (now >= timeline.size() + 1) {
+                    timeline.add(progressAt(now));
+                    cpuByThread.clear();
+                    cpuByThread.putAll(Resources.cpuSecondsByThread(second.pid()));
                 }
             });
             double restartToDone = (System.nanoTime() - restart) / 1e9;
@@ -96,6 +132,8 @@ final class RecoveryRun {
             line.put("node_peak_rss_mb_first", round(firstPeakRss, 0));
             line.put("node_peak_rss_mb_restarted", round(Resources.peakRssMb(Long.toString(second.pid())), 0));
             line.put("node_jvm_options", options.appJvmOptions());
+            line.put("restarted_node_cpu_s_by_thread", top(cpuByThread, 12)); // last reading, at most a second early
+            line.put("recovery_timeline", timeline);
         } finally {
             second.close();
         }

@@ -134,6 +134,28 @@ final class Resources {
         }
     }
 
+    /**
+     * A process's CPU by thread, in seconds, threads grouped by name (digits and a trailing index dropped, so a pool's
+     * threads add up: "C2 CompilerThre", "WorkPackage[payments]-"); empty if the process is gone.
+     */
+    static java.util.Map<String, Double> cpuSecondsByThread(long pid) {
+        java.util.Map<String, Double> byName = new java.util.TreeMap<>();
+        try (var tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
+            tasks.forEach(task -> {
+                try {
+                    String name = Files.readString(task.resolve("comm")).trim().replaceAll("[0-9]+$", "")
+                            .replaceAll("-[0-9]+-", "-");
+                    byName.merge(name, ticksIn(task.resolve("stat")) / (double) CLOCK_TICKS_PER_SECOND, Double::sum);
+                } catch (IOException | RuntimeException e) {
+                    // the thread ended between the listing and the read
+                }
+            });
+        } catch (IOException | RuntimeException e) {
+            return java.util.Map.of();
+        }
+        return byName;
+    }
+
     /** utime + stime of a process's or a thread's {@code stat} file, in clock ticks. */
     private static long ticksIn(Path stat) throws IOException {
         String line = Files.readString(stat);
