@@ -271,6 +271,21 @@ final class BenchDatabase implements AutoCloseable {
         return queryLong("SELECT count(*) FROM domainevententry");
     }
 
+    /** Stored events of each type, by simple name, counted in one pass over the table. */
+    Map<String, Long> events(List<String> simpleNames) throws SQLException {
+        StringBuilder sql = new StringBuilder("SELECT ");
+        for (int i = 0; i < simpleNames.size(); i++) {
+            sql.append(i == 0 ? "" : ", ").append("count(*) FILTER (WHERE payloadtype LIKE '%.")
+                    .append(simpleNames.get(i)).append("')");
+        }
+        double[] counts = queryDoubles(sql.append(" FROM domainevententry").toString());
+        Map<String, Long> byType = new LinkedHashMap<>();
+        for (int i = 0; i < simpleNames.size(); i++) {
+            byType.put(simpleNames.get(i), (long) counts[i]);
+        }
+        return byType;
+    }
+
     /** Stored events of one type, by its simple name (e.g. {@code ActivityLeaseExpiredEvent}). */
     long events(String simpleName) throws SQLException {
         return queryLong("SELECT count(*) FROM domainevententry WHERE payloadtype LIKE '%." + simpleName + "'");

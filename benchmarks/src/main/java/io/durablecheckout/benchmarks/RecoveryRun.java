@@ -36,14 +36,13 @@ final class RecoveryRun {
     private Map<String, Object> progressAt(double seconds) throws java.sql.SQLException {
         Map<String, Object> point = new LinkedHashMap<>();
         point.put("s", round(seconds, 1));
-        point.put("completed", db.completedCheckouts());
-        for (String type : STEP_EVENTS) {
-            point.put(type, db.events(type));
-        }
+        Map<String, Long> counts = db.events(STEP_EVENTS);
+        point.put("completed", counts.remove("CheckoutCompletedEvent"));
+        point.putAll(counts);
         return point;
     }
 
-    private static final List<String> STEP_EVENTS = List.of("StockReservationSucceededEvent", "StockReservedEvent",
+    private static final List<String> STEP_EVENTS = List.of("CheckoutCompletedEvent", "StockReservationSucceededEvent", "StockReservedEvent",
             "PaymentAuthorizationSucceededEvent", "PaymentAuthorizedEvent", "ReceiptDeliverySucceededEvent",
             "ActivityLeaseDeferredEvent");
 
