@@ -8,10 +8,10 @@ import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowCallbackHandler;
 import org.springframework.stereotype.Component;
 
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -26,7 +26,8 @@ import java.util.concurrent.TimeUnit;
  * records that it runs a processor ({@code cluster_members}) and, if it holds more than its fair share (segments
  * divided by live members: at most rounded up, and no more than rounded down while another member is short),
  * releases one segment; Axon keeps it from reclaiming that segment for two claim
- * intervals, so a node below its share picks it up. A one-segment processor (the saga, by design) is never released:
+ * intervals, so a node below its share picks it up; one that cannot is not offered the same segment every round
+ * ({@link ReleaseBackoff}). A one-segment processor (the saga, by design) is never released:
  * its fair share is one; it moves only when its owner dies (after the claim timeout). Handing over a segment is safe
  * at any moment: the token records how far it got, and every handler is idempotent (DESIGN.md).
  * <p>
@@ -50,6 +51,7 @@ class SegmentBalancer implements SmartLifecycle {
     private final Duration interval;
     private final Duration liveWindow;
     private final String sessionName;
+    private final Map<String, ReleaseBackoff> releases = new HashMap<>();
     private ScheduledExecutorService executor;
 
     public SegmentBalancer(JdbcTemplate jdbc, EventProcessingConfiguration processing, ClusterProperties cluster,
@@ -122,27 +124,25 @@ class SegmentBalancer implements SmartLifecycle {
                     (double) liveWindow.toMillis() / 1000);
             Map<String, Integer> heldBy = new HashMap<>();
             members.forEach(m -> heldBy.put(m, 0));
-            int segments = 0;
-            for (Map<String, Object> row : jdbc.queryForList(
-                    "SELECT owner, count(*) AS n FROM tokenentry WHERE processorname = ? GROUP BY owner", name)) {
-                int n = ((Number) row.get("n")).intValue();
-                segments += n;
-                if (row.get("owner") != null && heldBy.containsKey((String) row.get("owner"))) {
-                    heldBy.put((String) row.get("owner"), n);
-                }
-            }
+            Map<Integer, String> owners = new HashMap<>();
+            jdbc.query("SELECT segment, owner FROM tokenentry WHERE processorname = ?",
+                    (RowCallbackHandler) row -> owners.put(row.getInt(1), row.getString(2)), name);
+            owners.values().forEach(owner -> heldBy.computeIfPresent(owner, (m, n) -> n + 1));
+            int segments = owners.size();
             if (members.isEmpty() || segments <= 1) {
                 continue;
             }
             int floor = segments / members.size();
             int ceil = (segments + members.size() - 1) / members.size();
             boolean someoneShort = heldBy.values().stream().anyMatch(n -> n < floor);
-            Map<Integer, ?> held = p.processingStatus();
+            int held = p.processingStatus().size();
             // over the ceiling, or above the floor while another member is below it (4 segments on 3 nodes: 2,1,1)
-            if (held.size() > ceil || (held.size() > floor && someoneShort)) {
-                int release = held.keySet().stream().max(Comparator.naturalOrder()).orElseThrow();
+            boolean overShare = held > ceil || (held > floor && someoneShort);
+            Integer release = releases.computeIfAbsent(name, n -> new ReleaseBackoff(node))
+                    .next(owners, heldBy.keySet(), overShare);
+            if (release != null) {
                 log.info("releasing segment {} of {}: holding {} of {} segments, members hold {}",
-                        release, name, held.size(), segments, heldBy);
+                        release, name, held, segments, heldBy);
                 p.releaseSegment(release);
             }
         }
