@@ -49,10 +49,12 @@ public class PersonalDataVault implements PersonalData {
         }
     }
 
-    /** Seals a new checkout's fields with one key look-up (creating the key). */
+    /** Seals a registered checkout's fields (creating the key: no further look-up). */
     @Override
-    public SealedCheckout sealCheckout(String checkoutId, String paymentToken, String customerEmail, String canonical) {
-        byte[] key = keyOrCreate(checkoutId);
+    public SealedCheckout sealCheckout(KeyRegistration registration, String paymentToken, String customerEmail,
+                                       String canonical) {
+        String checkoutId = registration.checkoutId();
+        byte[] key = keyOf((Registered) registration);
         return new SealedCheckout(seal(key, checkoutId, PAYMENT_TOKEN, paymentToken),
                 seal(key, checkoutId, EMAIL, customerEmail), fingerprint(key, canonical));
     }
@@ -202,20 +204,37 @@ public class PersonalDataVault implements PersonalData {
         return keys.find(checkoutId);
     }
 
-    private byte[] keyOrCreate(String checkoutId) {
-        // Registers and reads in one statement: the new row (the INSERT's RETURNING), or the one already there. A row
-        // committed by a concurrent registration after this statement's snapshot is seen by neither branch: asked again.
-        List<Registration> rows = jdbc.query("WITH fresh AS (INSERT INTO personal_data_keys (checkout_id) VALUES (?) "
+    /** Registers and reads in one statement: the new row (the INSERT's RETURNING), or the one already there. */
+    @Override
+    public Registered register(String checkoutId) {
+        // A row committed by a concurrent registration after this statement's snapshot is seen by neither branch: asked
+        // again.
+        List<Registered> rows = jdbc.query("WITH fresh AS (INSERT INTO personal_data_keys (checkout_id) VALUES (?) "
                 + "ON CONFLICT (checkout_id) DO NOTHING RETURNING checkout_id) "
-                + "SELECT false, NULL::bytea FROM fresh UNION ALL SELECT erased_at IS NOT NULL, data_key "
+                + "SELECT true, false, NULL::bytea FROM fresh UNION ALL SELECT false, erased_at IS NOT NULL, data_key "
                 + "FROM personal_data_keys WHERE checkout_id = ? AND NOT EXISTS (SELECT 1 FROM fresh)",
-                (rs, i) -> new Registration(rs.getBoolean(1), rs.getBytes(2)), checkoutId, checkoutId);
-        Registration registration = rows.isEmpty() ? registration(checkoutId).orElseThrow() : rows.get(0);
-        if (registration.erased()) throw new ErasedException(checkoutId);
+                (rs, i) -> new Registered(checkoutId, rs.getBoolean(1), rs.getBoolean(2), rs.getBytes(3)),
+                checkoutId, checkoutId);
+        if (!rows.isEmpty()) return rows.get(0);
+        Registration earlier = registration(checkoutId).orElseThrow();
+        return new Registered(checkoutId, false, earlier.erased(), earlier.legacyKey());
+    }
+
+    /** A registration as {@link #register} read it; the key itself is created only when a checkout is sealed. */
+    public record Registered(String checkoutId, boolean isNew, boolean erased, byte[] legacyKey)
+            implements KeyRegistration {
+    }
+
+    private byte[] keyOrCreate(String checkoutId) {
+        return keyOf(register(checkoutId));
+    }
+
+    private byte[] keyOf(Registered registration) {
+        if (registration.erased()) throw new ErasedException(registration.checkoutId());
         if (registration.legacyKey() != null) return registration.legacyKey();
         byte[] fresh = new byte[32];
         RANDOM.nextBytes(fresh);
-        return keys.create(checkoutId, fresh);
+        return keys.create(registration.checkoutId(), fresh);
     }
 
     private static byte[] aad(String checkoutId, String field) {

@@ -34,6 +34,33 @@ class PersonalDataVaultTest extends PostgresTestSupport {
     }
 
     @Test
+    void aRegistrationIsNewOnceMakesNoKeyAndGoesWithItsTransaction() {
+        String id = "chk-register";
+        tx.executeWithoutResult(status -> {
+            assertThat(vault.register(id).isNew()).isTrue();
+            assertThat(vault.register(id).isNew()).as("the same transaction sees its own row").isFalse();
+            status.setRollbackOnly(); // a submission refused after registering
+        });
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM personal_data_keys WHERE checkout_id = ?", Integer.class, id))
+                .isZero();
+        assertThat(keys.file(id)).as("registering makes no key").doesNotExist();
+
+        PersonalDataVault.Registered first = vault.register(id);
+        assertThat(first.isNew()).isTrue();
+        assertThat(keys.file(id)).doesNotExist();
+        PersonalDataVault.SealedCheckout sealed = vault.sealCheckout(first, "tok_approve", "di@example.com", "canonical");
+        assertThat(keys.file(id)).exists();
+        assertThat(vault.register(id).isNew()).isFalse();
+        assertThat(vault.open(id, PersonalDataVault.EMAIL, sealed.customerEmail())).contains("di@example.com");
+
+        vault.erase(id, "operator:test", "request");
+        PersonalDataVault.Registered erased = vault.register(id);
+        assertThat(erased.isNew()).isFalse();
+        assertThatThrownBy(() -> vault.sealCheckout(erased, "tok_approve", "di@example.com", "canonical"))
+                .isInstanceOf(PersonalDataVault.ErasedException.class);
+    }
+
+    @Test
     void theKeyIsDestroyedOnlyWhenTheErasureCommits() {
         String id = "chk-v2";
         String sealed = vault.seal(id, PersonalDataVault.EMAIL, "bob@example.com");

@@ -21,8 +21,30 @@ public interface PersonalData {
     record SealedCheckout(String paymentToken, String customerEmail, String fingerprint) {
     }
 
-    /** Seals a new checkout's fields (creating its key) and keys its request fingerprint. */
-    SealedCheckout sealCheckout(String checkoutId, String paymentToken, String customerEmail, String canonical);
+    /** A checkout id registered for a data key: new, or registered by an earlier request. */
+    interface KeyRegistration {
+        String checkoutId();
+
+        /** No earlier request registered this checkout id (so none created it; see {@link #register}). */
+        boolean isNew();
+    }
+
+    /**
+     * Registers a checkout id for a data key in the caller's transaction, with one statement, without creating the key
+     * yet: a request refused after this rolls the registration back and leaves nothing behind. Every checkout sealed
+     * under a key was registered first, so a new registration means no earlier request created this checkout (those
+     * made before keys existed excepted: they have none).
+     */
+    KeyRegistration register(String checkoutId);
+
+    /** Seals a registered checkout's fields (creating its key) and keys its request fingerprint. */
+    SealedCheckout sealCheckout(KeyRegistration registration, String paymentToken, String customerEmail,
+                                String canonical);
+
+    /** Registers and seals a new checkout's fields (creating its key) and keys its request fingerprint. */
+    default SealedCheckout sealCheckout(String checkoutId, String paymentToken, String customerEmail, String canonical) {
+        return sealCheckout(register(checkoutId), paymentToken, customerEmail, canonical);
+    }
 
     /** The keyed fingerprint of a request for an existing checkout; empty once its personal data was erased. */
     Optional<String> fingerprint(String checkoutId, String canonical);

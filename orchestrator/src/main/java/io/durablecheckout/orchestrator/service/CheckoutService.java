@@ -104,7 +104,11 @@ public class CheckoutService {
         try {
             unitOfWork.attachTransaction(transactions);
             Submitted submitted = submitSteps(tenant, idempotencyKey, valid, id, canonical);
-            unitOfWork.commit();
+            if (submitted.replayed()) {
+                unitOfWork.rollback(); // a replay writes nothing (the registration of a checkout older than keys)
+            } else {
+                unitOfWork.commit();
+            }
             return submitted;
         } catch (RuntimeException e) {
             if (unitOfWork.phase() == UnitOfWork.Phase.STARTED) {
@@ -121,15 +125,28 @@ public class CheckoutService {
 
     private Submitted submitSteps(TenantId tenant, String idempotencyKey, CheckoutRequestValidator.Valid valid,
                                   CheckoutId id, String canonical) {
-        Optional<Submitted> replay = replayOf(id, canonical);
-        if (replay.isPresent()) {
-            return replay.get();
+        // In the submission's transaction the key's registration (one statement, rolled back with a refusal) says
+        // whether an earlier request registered this id: only then is the history read. With Axon Server the
+        // registration commits on its own, so there the history is read first and a refusal registers nothing.
+        PersonalData.KeyRegistration key = oneTransaction ? vault.register(id.value()) : null;
+        if (key == null || !key.isNew()) {
+            Optional<Submitted> replay = replayOf(id, canonical);
+            if (replay.isPresent()) {
+                return replay.get();
+            }
         }
-        admission.admit(); // new work only: a retry of an accepted request was answered above
-        rejectUnknownSkus(tenant, valid.items());
+        try {
+            admission.admit(); // new work only: a retry of an accepted request was answered above
+            rejectUnknownSkus(tenant, valid.items());
+        } catch (RuntimeException refused) {
+            // a checkout made before keys were registered has none: its retry is still answered, whatever the load
+            Optional<Submitted> replay = key != null && key.isNew() ? replayOf(id, canonical) : Optional.empty();
+            return replay.orElseThrow(() -> refused);
+        }
         // Personal data enters the event store only sealed under the checkout's own key (crypto-shredding).
-        PersonalData.SealedCheckout sealed = vault.sealCheckout(id.value(), valid.paymentToken(),
-                valid.customerEmail(), canonical);
+        PersonalData.SealedCheckout sealed = key != null
+                ? vault.sealCheckout(key, valid.paymentToken(), valid.customerEmail(), canonical)
+                : vault.sealCheckout(id.value(), valid.paymentToken(), valid.customerEmail(), canonical);
         try {
             commands.sendAndWait(new StartCheckoutCommand(id, tenant, valid.items(), valid.amount(),
                     sealed.paymentToken(), sealed.customerEmail(), idempotencyKey, sealed.fingerprint(), clock.instant()));

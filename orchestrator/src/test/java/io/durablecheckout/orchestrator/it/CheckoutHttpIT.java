@@ -2,7 +2,9 @@ package io.durablecheckout.orchestrator.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.durablecheckout.activities.inventory.InventoryAdmin;
+import io.durablecheckout.activities.privacy.DataKeyStore;
 import io.durablecheckout.api.values.TenantId;
+import io.durablecheckout.orchestrator.service.CheckoutService;
 import io.durablecheckout.orchestrator.tenancy.ApiKeys;
 import io.durablecheckout.orchestrator.tenancy.Caller;
 import org.junit.jupiter.api.Test;
@@ -24,6 +26,9 @@ import static org.awaitility.Awaitility.await;
 
 /** The product as a client uses it: over HTTP, on PostgreSQL, asserting on what is durably recorded. */
 class CheckoutHttpIT extends IntegrationTestBase {
+
+    @Autowired
+    DataKeyStore keys;
 
     @Autowired
     InventoryAdmin inventory;
@@ -134,7 +139,14 @@ class CheckoutHttpIT extends IntegrationTestBase {
         assertProblem(api.startCheckout(key(), checkoutBody("SKU-0001", 0, 100, "tok_approve")), 400, "invalid-request");
         assertProblem(api.startCheckout(key(), checkoutBody("SKU-0001", -3, 100, "tok_approve")), 400, "invalid-request");
         assertProblem(api.startCheckout(key(), checkoutBody("SKU-0001", 1, -1, "tok_approve")), 400, "invalid-request");
-        assertProblem(api.startCheckout(key(), checkoutBody("NO-SUCH-SKU", 1, 100, "tok_approve")), 422, "unknown-sku");
+        long keysBefore = count("SELECT count(*) FROM personal_data_keys");
+        String unknownSkuKey = key();
+        assertProblem(api.startCheckout(unknownSkuKey, checkoutBody("NO-SUCH-SKU", 1, 100, "tok_approve")), 422, "unknown-sku");
+        // the submission registers its id for a key before the checks: the refusal must take the row back, and no key
+        // may have been made for it (crypto-shredding keeps keys outside the database)
+        String refusedId = CheckoutService.checkoutIdFor(new TenantId("demo"), unknownSkuKey).value();
+        assertThat(count("SELECT count(*) FROM personal_data_keys")).isEqualTo(keysBefore);
+        assertThat(keys.find(refusedId)).isEmpty();
         assertProblem(api.send("POST", "/api/v1/checkouts", HttpApi.DEMO_KEY, Map.of(),
                 checkoutBody("SKU-0001", 1, 100, "tok_approve")), 400, "missing-idempotency-key");
         assertProblem(api.send("POST", "/api/v1/checkouts", null, Map.of("Idempotency-Key", key()),
