@@ -25,10 +25,10 @@ import java.util.concurrent.TimeUnit;
  * a node that joins would idle until another died. Every {@code checkout.processing.balance-interval} each node
  * records that it runs a processor ({@code cluster_members}) and, if it holds more than its fair share (segments
  * divided by live members: at most rounded up, and no more than rounded down while another member is short),
- * releases one segment; Axon keeps it from reclaiming that segment for two claim
- * intervals, so a node below its share picks it up; one that cannot is not offered the same segment every round
- * ({@link ReleaseBackoff}). A one-segment processor (the saga, by design) is never released:
- * its fair share is one; it moves only when its owner dies (after the claim timeout). Handing over a segment is safe
+ * releases one segment; Axon keeps it from reclaiming that segment for two claim intervals, so a node below its share
+ * picks it up; one that cannot is not offered the same segment every round, and a released segment nobody claims is
+ * taken back ({@link ReleaseBackoff}). A one-segment processor (the saga, by design) is never released: its fair
+ * share is one; it moves only when its owner dies (after the claim timeout). Handing over a segment is safe
  * at any moment: the token records how far it got, and every handler is idempotent (DESIGN.md).
  * <p>
  * It also ends the database sessions of a member that stopped refreshing while inside a transaction (frozen, not
@@ -138,12 +138,16 @@ class SegmentBalancer implements SmartLifecycle {
             int held = p.processingStatus().size();
             // over the ceiling, or above the floor while another member is below it (4 segments on 3 nodes: 2,1,1)
             boolean overShare = held > ceil || (held > floor && someoneShort);
-            Integer release = releases.computeIfAbsent(name, n -> new ReleaseBackoff(node))
+            ReleaseBackoff.Move move = releases.computeIfAbsent(name, n -> new ReleaseBackoff(node))
                     .next(owners, heldBy.keySet(), overShare);
-            if (release != null) {
+            if (move != null && move.release()) {
                 log.info("releasing segment {} of {}: holding {} of {} segments, members hold {}",
-                        release, name, held, segments, heldBy);
-                p.releaseSegment(release);
+                        move.segment(), name, held, segments, heldBy);
+                p.releaseSegment(move.segment());
+            } else if (move != null) {
+                log.warn("taking back segment {} of {}: released {} rounds ago, nobody has claimed it since",
+                        move.segment(), name, ReleaseBackoff.TAKE_BACK_AFTER);
+                p.claimSegment(move.segment());
             }
         }
     }

@@ -13,8 +13,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Balancing rounds of a four-segment processor on two live nodes, "a" holding everything, played against how Axon
  * answers a release: by the next round (2 s; the releasing node may reclaim after 1 s) the segment is either the other
- * node's or back with "a". The other node is live but cannot claim until {@code claimsFrom} (a segment blocked by its
- * error back-off, as after SIGCONT).
+ * node's or back with "a". The other node is live but cannot claim until {@code claimsFrom} (a segment barred by its
+ * error back-off, as after SIGCONT). Then the cases one by one, among them a release that nobody claims at all.
  */
 class ReleaseBackoffTest {
 
@@ -43,10 +43,15 @@ class ReleaseBackoffTest {
             if (heldByA == 2 && gotShare < 0) {
                 gotShare = round;
             }
-            released = backoff.next(Map.copyOf(owners), TWO, heldByA > 2);
+            ReleaseBackoff.Move move = backoff.next(Map.copyOf(owners), TWO, heldByA > 2);
+            released = move != null && move.release() ? move.segment() : null;
         }
         int heldByB = (int) owners.values().stream().filter("b"::equals).count();
         return new Played(wasted, heldByB, gotShare);
+    }
+
+    private static ReleaseBackoff.Move release(int segment) {
+        return new ReleaseBackoff.Move(segment, true);
     }
 
     @Test
@@ -69,9 +74,10 @@ class ReleaseBackoffTest {
     void theNextOfferTriesAnotherSegment() {
         ReleaseBackoff backoff = new ReleaseBackoff("a");
         Map<Integer, String> all = Map.of(0, "a", 1, "a", 2, "a", 3, "a");
-        assertThat(backoff.next(all, TWO, true)).isEqualTo(3);
-        assertThat(backoff.next(all, TWO, true)).isNull(); // 3 came back: wait a round
-        assertThat(backoff.next(all, TWO, true)).isEqualTo(2);
+        assertThat(backoff.next(all, TWO, true)).isEqualTo(release(3));
+        assertThat(backoff.next(all, TWO, true)).isNull(); // still ours: its batch may not have stopped
+        assertThat(backoff.next(all, TWO, true)).isNull(); // back with us: wait a round
+        assertThat(backoff.next(all, TWO, true)).isEqualTo(release(2));
     }
 
     @Test
@@ -84,11 +90,22 @@ class ReleaseBackoffTest {
     @Test
     void aSegmentInTransitHoldsBackTheNextRelease() {
         ReleaseBackoff backoff = new ReleaseBackoff("a");
-        assertThat(backoff.next(Map.of(0, "a", 1, "a", 2, "a", 3, "a"), TWO, true)).isEqualTo(3);
-        Map<Integer, String> inTransit = new HashMap<>(Map.of(0, "a", 1, "a", 2, "a"));
-        inTransit.put(3, null);
-        assertThat(backoff.next(inTransit, TWO, true)).isNull();
-        assertThat(backoff.next(Map.of(0, "a", 1, "a", 2, "a", 3, "b"), TWO, true)).isEqualTo(2);
+        assertThat(backoff.next(Map.of(0, "a", 1, "a", 2, "a", 3, "a"), TWO, true)).isEqualTo(release(3));
+        assertThat(backoff.next(unheld(3), TWO, true)).isNull();
+        assertThat(backoff.next(Map.of(0, "a", 1, "a", 2, "a", 3, "b"), TWO, true)).isEqualTo(release(2));
+    }
+
+    @Test
+    void aReleasedSegmentNobodyClaimsIsTakenBack() {
+        // both nodes bar it (a slow release escalates Axon's bar on the releasing node): nobody would process it
+        ReleaseBackoff backoff = new ReleaseBackoff("a");
+        assertThat(backoff.next(Map.of(0, "a", 1, "a", 2, "a", 3, "a"), TWO, true)).isEqualTo(release(3));
+        assertThat(backoff.next(Map.of(0, "a", 1, "a", 2, "a", 3, "a"), TWO, true)).isNull(); // its batch stopping
+        assertThat(backoff.next(unheld(3), TWO, true)).isNull();
+        assertThat(backoff.next(unheld(3), TWO, true)).isEqualTo(new ReleaseBackoff.Move(3, false));
+        assertThat(backoff.next(Map.of(0, "a", 1, "a", 2, "a", 3, "a"), TWO, true))
+                .as("then a pause before offering another").isNull();
+        assertThat(backoff.next(Map.of(0, "a", 1, "a", 2, "a", 3, "a"), TWO, true)).isEqualTo(release(2));
     }
 
     @Test
@@ -97,6 +114,12 @@ class ReleaseBackoffTest {
         Map<Integer, String> all = Map.of(0, "a", 1, "a", 2, "a", 3, "a");
         backoff.next(all, TWO, true);
         assertThat(backoff.next(all, TWO, true)).isNull();
-        assertThat(backoff.next(all, Set.of("a", "b", "c"), true)).isEqualTo(3);
+        assertThat(backoff.next(all, Set.of("a", "b", "c"), true)).isEqualTo(release(3));
+    }
+
+    private static Map<Integer, String> unheld(int segment) {
+        Map<Integer, String> owners = new HashMap<>(Map.of(0, "a", 1, "a", 2, "a", 3, "a"));
+        owners.put(segment, null);
+        return owners;
     }
 }
