@@ -118,9 +118,20 @@ public final class InvariantChecker {
                 SELECT checkout_id, state FROM checkout_summary
                 WHERE NOT terminal AND (waiting_reason IS NULL
                       OR (next_deadline IS NULL AND state <> 'manual_review' AND NOT view ? 'manualReview'))""");
+        // with what would tell a lost deadline from one that fired and changed nothing: the checkout's deadline rows
+        // (their data carries its id) and its last events
         check(v, "4 no deadline long overdue (a lost deadline would leave a checkout stuck invisibly)", """
-                SELECT checkout_id, state, next_deadline FROM checkout_summary
-                WHERE NOT terminal AND next_deadline < now() - interval '60 seconds'""");
+                SELECT s.checkout_id, s.state, s.next_deadline,
+                       'deadlines: ' || coalesce((SELECT string_agg(t.task_name || ' due ' || t.execution_time
+                           || CASE WHEN t.picked THEN ' picked by ' || coalesce(t.picked_by, '?') ELSE '' END
+                           || ' failures ' || coalesce(t.consecutive_failures, 0), '; ')
+                           FROM scheduled_tasks t WHERE position(convert_to(s.checkout_id, 'UTF8') IN t.task_data) > 0),
+                           'none'),
+                       'last events: ' || (SELECT string_agg(substring(e.payloadtype FROM '[^.]*$'), ' < ')
+                           FROM (SELECT payloadtype FROM domainevententry WHERE aggregateidentifier = s.checkout_id
+                                 ORDER BY sequencenumber DESC LIMIT 4) e)
+                FROM checkout_summary s
+                WHERE NOT s.terminal AND s.next_deadline < now() - interval '60 seconds'""");
         // 5. Compensations are new operations with their own idempotency keys.
         check(v, "5 releases have their own operation ids", """
                 SELECT operation_id FROM inventory_operations
