@@ -145,7 +145,7 @@ class SegmentBalancer implements SmartLifecycle {
                         move.segment(), name, held, segments, heldBy);
                 p.releaseSegment(move.segment());
             } else if (move != null) {
-                log.warn("taking back segment {} of {}: released {} rounds ago, nobody has claimed it since",
+                log.warn("taking back segment {} of {}: released by this node, held by nobody for {} rounds",
                         move.segment(), name, ReleaseBackoff.TAKE_BACK_AFTER);
                 p.claimSegment(move.segment());
             }
