@@ -115,6 +115,43 @@ class CheckoutHttpIT extends IntegrationTestBase {
         assertThat(count("SELECT count(*) FROM inventory_operations WHERE checkout_id = ?", id)).isEqualTo(1);
     }
 
+    /**
+     * A checkout made before keys were registered (decision 85): its id has no registration, so a retry registers it
+     * as new and skips the history read; the Checkout's first events then collide with the recorded ones, and the
+     * retry must still be answered as a replay, with nothing written.
+     */
+    @Test
+    void aRetryOfACheckoutMadeBeforeKeysIsAnsweredAsAReplayAndWritesNothing() throws Exception {
+        String key = key();
+        String body = checkoutBody("SKU-0010", 1, 500, "tok_approve");
+        String id = api.startCheckout(key, body).json().get("checkoutId").asText();
+        awaitState(id, "completed");
+        // as such a checkout was recorded: no registration, no key, the request's plain SHA-256 as its fingerprint
+        String plain = java.util.HexFormat.of().formatHex(java.security.MessageDigest.getInstance("SHA-256").digest(
+                "SKU-0010\u00001\n500 EUR\ntok_approve\na@example.com".getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        assertThat(jdbc.update("UPDATE domainevententry SET payload = convert_to(regexp_replace(convert_from(payload, "
+                + "'UTF8'), '\"requestFingerprint\":\"hmac:v1:[0-9a-f]+\"', '\"requestFingerprint\":\"' || ? || '\"'), "
+                + "'UTF8') WHERE aggregateidentifier = ? AND sequencenumber = 0", plain, id)).isEqualTo(1);
+        assertThat(count("SELECT count(*) FROM domainevententry WHERE aggregateidentifier = ? AND sequencenumber = 0 "
+                + "AND position(convert_to(?, 'UTF8') IN payload) > 0", id, plain)).isEqualTo(1);
+        jdbc.update("DELETE FROM personal_data_keys WHERE checkout_id = ?", id);
+        keys.destroy(id);
+        long events = count("SELECT count(*) FROM domainevententry WHERE aggregateidentifier = ?", id);
+
+        HttpApi.Response again = api.startCheckout(key, body);
+
+        assertThat(again.status()).isEqualTo(202);
+        assertThat(again.json().get("checkoutId").asText()).isEqualTo(id);
+        assertThat(again.header("Idempotent-Replayed")).isEqualTo("true");
+        assertThat(count("SELECT count(*) FROM domainevententry WHERE aggregateidentifier = ?", id)).isEqualTo(events);
+        // (the key the retry made before its append collided stays: no registration refers to it, and erasing the
+        // checkout destroys it; destroying it here could race a sealing that registers the checkout meanwhile)
+        assertThat(count("SELECT count(*) FROM personal_data_keys WHERE checkout_id = ?", id)).isZero();
+        // and a different body under the same key is still told apart
+        assertProblem(api.startCheckout(key, checkoutBody("SKU-0010", 2, 500, "tok_approve")), 422,
+                "idempotency-key-reused");
+    }
+
     @Test
     void aReusedIdempotencyKeyWithADifferentBodyIsRefused() {
         String key = key();
