@@ -46,14 +46,19 @@ public final class NodeProcess implements AutoCloseable {
             "--checkout.personal-data.key-store=" + Path.of("target", "node-keys-" + ProcessHandle.current().pid())
                     .toAbsolutePath());
 
-    private final Process process;
-    private final int port;
-    private final Path log;
+    /** The port the web server says it bound; 0 until it has said so. */
+    private static final java.util.regex.Pattern BOUND = java.util.regex.Pattern.compile("Tomcat started on port (\\d+)");
 
-    private NodeProcess(Process process, int port, Path log) {
+    private final Process process;
+    private final Path log;
+    /** Where this process's output begins in its log (a restarted node appends to the same file). */
+    private final long logStart;
+    private volatile int port;
+
+    private NodeProcess(Process process, Path log, long logStart) {
         this.process = process;
-        this.port = port;
         this.log = log;
+        this.logStart = logStart;
     }
 
     public static NodeProcess start(String name, String jdbcUrl, List<String> extraArgs) throws IOException {
@@ -82,12 +87,17 @@ public final class NodeProcess implements AutoCloseable {
                          List<String> args, Path log) {
     }
 
-    /** Starts the process on a free port and returns at once; {@link #awaitHealthy} waits for it to serve. */
+    /**
+     * Starts the process and returns at once; {@link #awaitHealthy} waits for it to serve. The web server binds a port
+     * of its own choosing, read back from the log: a port picked here and handed over was free when picked, but
+     * another process could take it in the seconds before the node bound it (two nodes started together once got the
+     * same one, and the health check of the node that failed was answered by the other).
+     */
     public static NodeProcess launch(Launch launch) throws IOException {
-        int port = freePort();
-        Process process = new ProcessBuilder(command(launch, port)).redirectErrorStream(true)
+        long logStart = Files.exists(launch.log()) ? Files.size(launch.log()) : 0;
+        Process process = new ProcessBuilder(command(launch)).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(launch.log().toFile())).start();
-        return new NodeProcess(process, port, launch.log());
+        return new NodeProcess(process, launch.log(), logStart);
     }
 
     /**
@@ -117,8 +127,8 @@ public final class NodeProcess implements AutoCloseable {
         return new Launch(jar, jvm, jdbcUrl, "postgres", "", args, log);
     }
 
-    /** The JVM, the application with its database and port, then the launch's arguments. */
-    private static List<String> command(Launch launch, int port) {
+    /** The JVM, the application with its database and any free port, then the launch's arguments. */
+    private static List<String> command(Launch launch) {
         List<String> command = new ArrayList<>();
         command.add(java());
         command.addAll(launch.jvmOptions());
@@ -133,7 +143,7 @@ public final class NodeProcess implements AutoCloseable {
         command.add("--spring.datasource.url=" + launch.jdbcUrl());
         command.add("--spring.datasource.username=" + launch.user());
         command.add("--spring.datasource.password=" + launch.password());
-        command.add("--server.port=" + port);
+        command.add("--server.port=0");
         command.addAll(launch.args());
         return command;
     }
@@ -212,7 +222,7 @@ public final class NodeProcess implements AutoCloseable {
     public static Exit runUntilExit(String name, String jdbcUrl, List<String> args, Duration timeout)
             throws IOException, InterruptedException {
         Path log = Path.of("target", name + ".log");
-        List<String> command = command(testLaunch(jdbcUrl, List.of("-Xmx512m"), args, log), freePort());
+        List<String> command = command(testLaunch(jdbcUrl, List.of("-Xmx512m"), args, log));
         Files.deleteIfExists(log);
         Process process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.to(log.toFile())).start();
@@ -246,8 +256,35 @@ public final class NodeProcess implements AutoCloseable {
         return (System.nanoTime() - start) / 1_000_000;
     }
 
+    /** The port this process's web server bound. */
     public int port() {
-        return port;
+        int bound = boundPort();
+        if (bound == 0) {
+            throw new IllegalStateException("the node has not bound its web port yet; see " + log);
+        }
+        return bound;
+    }
+
+    /** The port from this process's own part of the log, once the web server has said it; else 0. */
+    private int boundPort() {
+        if (port != 0) {
+            return port;
+        }
+        try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(log.toFile(), "r")) {
+            if (file.length() <= logStart) {
+                return 0;
+            }
+            byte[] tail = new byte[(int) (file.length() - logStart)];
+            file.seek(logStart);
+            file.readFully(tail);
+            java.util.regex.Matcher m = BOUND.matcher(new String(tail, java.nio.charset.StandardCharsets.UTF_8));
+            if (m.find()) {
+                port = Integer.parseInt(m.group(1));
+            }
+            return port;
+        } catch (IOException e) {
+            return 0;
+        }
     }
 
     public long pid() {
@@ -289,6 +326,10 @@ public final class NodeProcess implements AutoCloseable {
     }
 
     public boolean healthy() {
+        int port = boundPort();
+        if (port == 0) {
+            return false;
+        }
         try {
             HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                             URI.create("http://localhost:" + port + "/actuator/health")).timeout(Duration.ofSeconds(2)).build(),
