@@ -3,11 +3,13 @@ package io.durablecheckout.orchestrator.it;
 import org.awaitility.core.ConditionTimeoutException;
 
 import java.io.IOException;
+import java.io.RandomAccessFile;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,6 +22,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.jar.JarFile;
 import java.util.jar.Manifest;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.awaitility.Awaitility.await;
 
@@ -47,7 +51,7 @@ public final class NodeProcess implements AutoCloseable {
                     .toAbsolutePath());
 
     /** The port the web server says it bound; 0 until it has said so. */
-    private static final java.util.regex.Pattern BOUND = java.util.regex.Pattern.compile("Tomcat started on port (\\d+)");
+    private static final Pattern BOUND = Pattern.compile("Tomcat started on port (\\d+)");
 
     private final Process process;
     private final Path log;
@@ -270,14 +274,14 @@ public final class NodeProcess implements AutoCloseable {
         if (port != 0) {
             return port;
         }
-        try (java.io.RandomAccessFile file = new java.io.RandomAccessFile(log.toFile(), "r")) {
+        try (RandomAccessFile file = new RandomAccessFile(log.toFile(), "r")) {
             if (file.length() <= logStart) {
                 return 0;
             }
             byte[] tail = new byte[(int) (file.length() - logStart)];
             file.seek(logStart);
             file.readFully(tail);
-            java.util.regex.Matcher m = BOUND.matcher(new String(tail, java.nio.charset.StandardCharsets.UTF_8));
+            Matcher m = BOUND.matcher(new String(tail, StandardCharsets.UTF_8));
             if (m.find()) {
                 port = Integer.parseInt(m.group(1));
             }
