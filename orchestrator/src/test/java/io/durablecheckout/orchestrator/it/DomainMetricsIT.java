@@ -22,8 +22,7 @@ class DomainMetricsIT extends IntegrationTestBase {
         // (A checkout whose summary row is not written yet, decision 80's tick, counts as not finished.)
         await().atMost(Duration.ofSeconds(60)).until(() -> count(
                 "SELECT count(*) FROM checkout_summary WHERE NOT terminal AND state <> 'manual_review'") == 0
-                && count("SELECT count(*) FROM checkout_summary") == count("SELECT count(*) FROM domainevententry "
-                        + "WHERE sequencenumber = 0 AND payloadtype LIKE '%CheckoutCreatedEvent'"));
+                && count("SELECT count(*) FROM checkout_summary") == createdCheckouts());
         Prometheus before = scrape();
 
         List<String> ids = new ArrayList<>();

@@ -97,17 +97,13 @@ class FailedAuthenticationIT extends IntegrationTestBase {
                     .as("wrong key %d", i).isEqualTo(401);
         }
 
-        // checkouts created, counted in the event store: written with the submission, unlike the read model's rows,
-        // which follow on a tick and may still be arriving for earlier tests' checkouts
-        String created = "SELECT count(*) FROM domainevententry WHERE sequencenumber = 0 AND payloadtype LIKE "
-                + "'%CheckoutCreatedEvent'";
-        long checkouts = count(created);
+        long checkouts = createdCheckouts();
         HttpApi.Response locked = client.api(attacker, "POST", "/api/v1/checkouts", HttpApi.DEMO_KEY,
                 HttpApi.checkoutBody("SKU-0001", 1, 2500, "tok_approve"));
         assertThat(locked.status()).as(locked.body()).isEqualTo(429);
         assertThat(locked.json().get("type").asText()).endsWith("too-many-failed-authentications");
         assertThat(Long.parseLong(locked.header("Retry-After"))).isBetween(1L, 900L);
-        assertThat(count(created)).isEqualTo(checkouts);
+        assertThat(createdCheckouts()).isEqualTo(checkouts);
 
         assertThat(client.api("203.0.113.8", "GET", "/api/v1/checkouts", HttpApi.DEMO_KEY, null).status())
                 .as("another source").isEqualTo(200);

@@ -90,6 +90,15 @@ public abstract class IntegrationTestBase {
         org.assertj.core.api.Assertions.assertThat(new InvariantChecker(jdbc).violations()).isEmpty();
     }
 
+    /**
+     * Checkouts created so far, counted in the event store: written with the submission, unlike the read model's rows,
+     * which follow on a tick and may still be arriving for earlier tests' checkouts.
+     */
+    protected long createdCheckouts() {
+        return count("SELECT count(*) FROM domainevententry WHERE sequencenumber = 0 "
+                + "AND payloadtype LIKE '%CheckoutCreatedEvent'");
+    }
+
     protected long count(String sql, Object... args) {
         Long n = jdbc.queryForObject(sql, Long.class, args);
         return n == null ? 0 : n;
