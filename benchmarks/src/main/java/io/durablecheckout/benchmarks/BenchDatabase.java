@@ -169,20 +169,22 @@ final class BenchDatabase implements AutoCloseable {
 
     /**
      * One pg_stat_statements entry: its database, normalized text, calls, rows, execution time and shared-buffer
-     * accesses (hits and reads: the pages a statement touched, which do not stretch with CPU contention as time does).
+     * accesses (hits and reads: the pages a statement touched, which do not stretch with CPU contention as time does)
+     * and the WAL it wrote (bytes: rows and index entries made durable, which every commit must flush).
      */
-    record StatementCount(String database, String query, long calls, long rows, double execMs, long buffers) {
+    record StatementCount(String database, String query, long calls, long rows, double execMs, long buffers,
+                          long walBytes) {
     }
 
     List<StatementCount> statementCounts() throws SQLException {
         List<StatementCount> counts = new ArrayList<>();
         try (Connection c = statsConnection(); Statement s = c.createStatement(); ResultSet r = s.executeQuery(
-                "SELECT d.datname, s.query, s.calls, s.rows, s.total_exec_time, s.shared_blks_hit + s.shared_blks_read"
-                        + " FROM pg_stat_statements s"
+                "SELECT d.datname, s.query, s.calls, s.rows, s.total_exec_time, s.shared_blks_hit + s.shared_blks_read,"
+                        + " s.wal_bytes FROM pg_stat_statements s"
                         + " JOIN pg_database d ON d.oid = s.dbid ORDER BY s.calls DESC")) {
             while (r.next()) {
                 counts.add(new StatementCount(r.getString(1), r.getString(2), r.getLong(3), r.getLong(4),
-                        r.getDouble(5), r.getLong(6)));
+                        r.getDouble(5), r.getLong(6), r.getLong(7)));
             }
         }
         return counts;

@@ -106,6 +106,7 @@ final class WorkUnits {
             line.put("aggregate_events_loaded_per_checkout", Report.round(app.aggregateEventsLoaded / n, 2));
             line.put("statement_exec_ms_per_checkout", Report.round(app.execMs / n, 3));
             line.put("buffer_accesses_per_checkout", Report.round(app.buffers / n, 1));
+            line.put("wal_kb_per_checkout", Report.round(app.walBytes / n / 1024.0, 2));
             if (simulator != null) {
                 Tally sim = tally(counts, SimulatorProcess.DATABASE);
                 line.put("simulator_statements_per_checkout", Report.round(sim.calls / n, 2));
@@ -147,6 +148,7 @@ final class WorkUnits {
         long aggregateEventsLoaded;
         double execMs;
         long buffers;
+        long walBytes;
     }
 
     private static Tally tally(List<BenchDatabase.StatementCount> counts, String database) {
@@ -159,6 +161,7 @@ final class WorkUnits {
             t.calls += c.calls();
             t.execMs += c.execMs();
             t.buffers += c.buffers();
+            t.walBytes += c.walBytes();
             if (q.startsWith("begin")) {
                 t.begins += c.calls();
             }
@@ -186,12 +189,13 @@ final class WorkUnits {
     private static void write(Path dir, String label, List<BenchDatabase.StatementCount> counts, long checkouts)
             throws IOException {
         Files.createDirectories(dir);
-        StringBuilder out = new StringBuilder("database\tcalls_per_checkout\trows_per_checkout\tbuffers_per_call\tcalls\trows\tquery\n");
+        StringBuilder out = new StringBuilder("database\tcalls_per_checkout\trows_per_checkout\tbuffers_per_call\twal_bytes_per_call\tcalls\trows\tquery\n");
         for (BenchDatabase.StatementCount c : counts) {
             out.append(c.database()).append('\t')
                     .append(String.format(Locale.ROOT, "%.3f\t%.3f", c.calls() / (double) checkouts,
                             c.rows() / (double) checkouts)).append('\t')
                     .append(String.format(Locale.ROOT, "%.1f", c.buffers() / (double) Math.max(1, c.calls()))).append('\t')
+                    .append(String.format(Locale.ROOT, "%.0f", c.walBytes() / (double) Math.max(1, c.calls()))).append('\t')
                     .append(c.calls()).append('\t').append(c.rows()).append('\t')
                     .append(c.query().replaceAll("\\s+", " ")).append('\n');
         }
