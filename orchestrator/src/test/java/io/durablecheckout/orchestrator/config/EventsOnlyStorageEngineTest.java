@@ -34,7 +34,8 @@ class EventsOnlyStorageEngineTest {
 
     @BeforeAll
     static void database() throws Exception {
-        database = ScratchDatabase.start("event-fetch", "/db/migration/core/V1__axon_event_store_tokens_sagas.sql");
+        database = ScratchDatabase.start("event-fetch", "/db/migration/core/V1__axon_event_store_tokens_sagas.sql",
+                "/db/migration/core/V192__drop_indexes_nothing_reads.sql");
         jdbc = new JdbcTemplate(database.dataSource());
         ConnectionProvider connections =
                 new UnitOfWorkAwareConnectionProviderWrapper(new SpringDataSourceConnectionProvider(database.dataSource()));
@@ -82,6 +83,28 @@ class EventsOnlyStorageEngineTest {
         // caught up: nothing more, from either
         assertThat(indexes(product, caughtUp)).isEmpty();
         assertThat(indexes(axons, caughtUp)).isEmpty();
+    }
+
+    /**
+     * V192 dropped the unique index on the event identifier: an event with no aggregate (an activity's result) appended
+     * a second time must still collide, on the (aggregate identifier, sequence number) key, because the engine stores
+     * it as its own stream at sequence 0 under its identifier.
+     */
+    @Test
+    void anEventWithNoAggregateAppendedTwiceStillCollidesWithoutTheIdentifierIndex() {
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM pg_indexes WHERE tablename = 'domainevententry'"
+                + " AND indexdef LIKE '%(eventidentifier)%'", Integer.class)).isZero();
+        // past the indexes the other tests insert by hand
+        jdbc.queryForObject("SELECT setval(pg_get_serial_sequence('domainevententry', 'globalindex'), 1000000)", Long.class);
+        org.axonframework.eventhandling.EventMessage<String> result = new org.axonframework.eventhandling
+                .GenericEventMessage<>("result-appended-twice", "reserved", java.util.Map.of(), java.time.Instant.now());
+        product.appendEvents(result);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> product.appendEvents(result))
+                .matches(e -> new PostgresDuplicateKeyResolver().isDuplicateKeyViolation((Exception) e),
+                        "a unique violation (SQLSTATE 23505)")
+                .hasStackTraceContaining("domainevententry_aggregateidentifier_sequencenumber_key");
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM domainevententry WHERE eventidentifier = ?",
+                Integer.class, "result-appended-twice")).isEqualTo(1);
     }
 
     /**
