@@ -1,4 +1,4 @@
--- Two indexes every checkout wrote and nothing reads (decision 82; pg_stat_user_indexes: 0 scans under the workload).
+-- Two indexes every checkout wrote and nothing reads (decision 87; pg_stat_user_indexes: 0 scans under the workload).
 --
 -- domainevententry (eventidentifier): 12 entries per checkout. No query looks an event up by its identifier, and the
 -- uniqueness it guarded is kept by the (aggregateidentifier, sequencenumber) key: an aggregate's event is unique by its

@@ -3,7 +3,9 @@ package io.durablecheckout.orchestrator.config;
 import org.axonframework.common.jdbc.ConnectionProvider;
 import org.axonframework.common.jdbc.UnitOfWorkAwareConnectionProviderWrapper;
 import org.axonframework.common.transaction.NoTransactionManager;
+import org.axonframework.eventhandling.EventMessage;
 import org.axonframework.eventhandling.GapAwareTrackingToken;
+import org.axonframework.eventhandling.GenericEventMessage;
 import org.axonframework.eventhandling.TrackingToken;
 import org.axonframework.eventsourcing.eventstore.jdbc.EventSchema;
 import org.axonframework.eventsourcing.eventstore.jdbc.JdbcEventStorageEngine;
@@ -14,12 +16,15 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The processors' open-ended fetch reads what Axon's windowed fetch with its extended gap check reads: the same
@@ -96,10 +101,10 @@ class EventsOnlyStorageEngineTest {
                 + " AND indexdef LIKE '%(eventidentifier)%'", Integer.class)).isZero();
         // past the indexes the other tests insert by hand
         jdbc.queryForObject("SELECT setval(pg_get_serial_sequence('domainevententry', 'globalindex'), 1000000)", Long.class);
-        org.axonframework.eventhandling.EventMessage<String> result = new org.axonframework.eventhandling
-                .GenericEventMessage<>("result-appended-twice", "reserved", java.util.Map.of(), java.time.Instant.now());
+        EventMessage<String> result =
+                new GenericEventMessage<>("result-appended-twice", "reserved", Map.of(), Instant.now());
         product.appendEvents(result);
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> product.appendEvents(result))
+        assertThatThrownBy(() -> product.appendEvents(result))
                 .matches(e -> new PostgresDuplicateKeyResolver().isDuplicateKeyViolation((Exception) e),
                         "a unique violation (SQLSTATE 23505)")
                 .hasStackTraceContaining("domainevententry_aggregateidentifier_sequencenumber_key");
