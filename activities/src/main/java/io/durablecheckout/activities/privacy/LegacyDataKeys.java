@@ -31,7 +31,7 @@ public class LegacyDataKeys {
     private static final String PLAIN = " WHERE recipient NOT LIKE '" + PersonalDataVault.PREFIX + "%' AND recipient <> '"
             + PersonalDataVault.ERASED + "' LIMIT " + BATCH;
 
-    static final String ERASED = "SELECT checkout_id FROM personal_data_keys WHERE erased_at IS NOT NULL";
+    static final String ERASED_CHECKOUTS = "SELECT checkout_id FROM personal_data_keys WHERE erased_at IS NOT NULL";
     static final String RECEIPT_RECIPIENTS =
             "SELECT operation_id AS id, checkout_id, recipient FROM receipt_operations" + PLAIN;
     static final String MESSAGE_RECIPIENTS = "SELECT id, coalesce((SELECT r.checkout_id FROM receipt_operations r "
@@ -57,7 +57,7 @@ public class LegacyDataKeys {
         int sealed = sealRecipients("receipt_operations", "operation_id", RECEIPT_RECIPIENTS)
                 + sealRecipients("outbound_messages", "id", MESSAGE_RECIPIENTS);
         int destroyed = 0;
-        for (String erased : jdbc.queryForList(ERASED, String.class)) {
+        for (String erased : jdbc.queryForList(ERASED_CHECKOUTS, String.class)) {
             if (keys.destroy(erased)) destroyed++;
         }
         if (moved + sealed + destroyed > 0) {
