@@ -12,6 +12,7 @@ import org.axonframework.deadline.dbscheduler.DbSchedulerDeadlineManager;
 import org.axonframework.deadline.dbscheduler.DbSchedulerDeadlineToken;
 import org.axonframework.messaging.ScopeDescriptor;
 import org.axonframework.messaging.unitofwork.CurrentUnitOfWork;
+import org.axonframework.messaging.unitofwork.UnitOfWork;
 import org.axonframework.serialization.SerializedObject;
 import org.axonframework.serialization.Serializer;
 import org.slf4j.Logger;
@@ -39,10 +40,12 @@ import java.util.List;
  * SELECT (is the id taken?), then INSERT: the id is a fresh random one (decision 54). Other deadlines, rarer and
  * sometimes due at once (db-scheduler then wakes its poller), go through Axon as before.</li>
  * </ul>
- * Both statements run on the unit of work's connection at prepare commit, as Axon's do, so a deadline is written and
- * removed atomically with the events of the command that decided it (decision 1). A cancel and a lease written in
- * the same unit of work (a lease handed to the next step) are one statement, at the cancel's place: the fresh row
- * moves earlier, which nothing can notice, since nothing else knows its id yet (decision 79). It also tells
+ * Both statements run on the unit of work's connection, in its transaction, so a deadline is written and removed
+ * atomically with the events of the command that decided it (decision 1): at the prepare commit of the root unit of
+ * work, which a committed command inside a saga batch hands them to, so a batch writes its leases in at most three
+ * round trips, not one per command (decision 88). A cancel and a lease of the same root (a lease handed to the next
+ * step) are one statement: the fresh row moves earlier, which nothing can notice, since nothing else knows its id yet
+ * (decision 79); a lease cancelled where it was scheduled is never written. It also tells
  * {@link RecordedInputs} what the Checkout scheduled and cancelled, so replay can compare it, and keeps the input
  * recorded for the events out of the deadline's own metadata (decision 83).
  */
@@ -70,27 +73,100 @@ class LeaseDeadlineManager extends DbSchedulerDeadlineManager {
         this.insertSql = "INSERT INTO " + table + " (task_name, task_instance, task_data, execution_time, picked, version)"
                 + " VALUES (?, ?, ?, ?, false, 1)";
         this.cancelSql = "DELETE FROM " + table + " WHERE task_name = ? AND task_instance = ? AND NOT picked";
-        this.swapSql = "WITH gone AS (" + cancelSql + " RETURNING 1) " + insertSql
-                + " RETURNING (SELECT count(*) FROM gone)";
+        // the INSERT in the WITH, so the statement's count is the DELETE's: a batch reports what each cancel removed
+        this.swapSql = "WITH fresh AS (" + insertSql + ") " + cancelSql;
     }
 
     private final String swapSql;
-    private static final String PENDING_LEASES = LeaseDeadlineManager.class.getName() + ".pendingLeases";
+    private static final String PENDING = LeaseDeadlineManager.class.getName() + ".pending";
 
-    /** A lease row to insert at prepare commit, unless a cancel of the same unit of work wrote it first. */
-    private static final class PendingLease {
-        final Object[] row;
-        boolean written;
+    /**
+     * The lease rows to insert and the deadlines to cancel of one unit of work. A nested unit of work (a command the
+     * saga sends inside its batch) hands them to its parent when it commits, as Axon does with events, and drops them
+     * when it rolls back; the root writes them all at its prepare commit, in at most three round trips (decision 88).
+     */
+    private static final class Pending {
+        /** task_name, task_instance, task_data, execution_time: the columns of {@link #insertSql}. */
+        final List<Object[]> inserts = new ArrayList<>();
+        /** task_name, task_instance, deadline name (for the log only). */
+        final List<String[]> cancels = new ArrayList<>();
 
-        PendingLease(Object[] row) {
-            this.row = row;
+        void addAll(Pending other) {
+            inserts.addAll(other.inserts);
+            cancels.addAll(other.cancels);
         }
     }
 
-    /** The lease rows of the current unit of work not written yet, in the order they were scheduled. */
-    private static List<PendingLease> pendingLeases() {
-        return CurrentUnitOfWork.isStarted()
-                ? CurrentUnitOfWork.get().getOrComputeResource(PENDING_LEASES, k -> new ArrayList<>()) : null;
+    /** Runs {@code op} on the pending writes of the current unit of work, or writes at once outside one. */
+    private void defer(java.util.function.Consumer<Pending> op) {
+        if (CurrentUnitOfWork.isStarted()
+                && CurrentUnitOfWork.get().phase().isBefore(UnitOfWork.Phase.PREPARE_COMMIT)) {
+            op.accept(pendingOf(CurrentUnitOfWork.get()));
+        } else {
+            Pending now = new Pending();
+            op.accept(now);
+            write(now);
+        }
+    }
+
+    private Pending pendingOf(UnitOfWork<?> unitOfWork) {
+        return unitOfWork.getOrComputeResource(PENDING, key -> {
+            Pending pending = new Pending();
+            unitOfWork.onPrepareCommit(u -> {
+                UnitOfWork<?> parent = u.parent().orElse(null);
+                if (parent != null && parent.phase().isBefore(UnitOfWork.Phase.PREPARE_COMMIT)) {
+                    pendingOf(parent).addAll(pending);
+                } else {
+                    write(pending);
+                }
+            });
+            return pending;
+        });
+    }
+
+    /**
+     * Writes a unit of work's leases and cancels: a deadline scheduled and cancelled in it never gets a row; each
+     * cancel is paired with a lease into one statement (a lease handed on, decision 79); each kind of statement is
+     * one JDBC batch, one round trip however many rows it has.
+     */
+    private void write(Pending pending) {
+        java.util.Set<String> cancelled = new java.util.HashSet<>();
+        pending.cancels.forEach(c -> cancelled.add(c[1]));
+        java.util.Set<String> inserted = new java.util.HashSet<>();
+        List<Object[]> inserts = new ArrayList<>();
+        for (Object[] row : pending.inserts) {
+            inserted.add((String) row[1]);
+            if (!cancelled.contains((String) row[1])) {
+                inserts.add(row);
+            }
+        }
+        List<String[]> cancels = pending.cancels.stream().filter(c -> !inserted.contains(c[1])).toList();
+        int pairs = Math.min(inserts.size(), cancels.size());
+        List<Object[]> swaps = new ArrayList<>(pairs);
+        for (int i = 0; i < pairs; i++) {
+            Object[] row = inserts.get(i);
+            swaps.add(new Object[]{row[0], row[1], row[2], row[3], cancels.get(i)[0], cancels.get(i)[1]});
+        }
+        logNotCancelled(cancels.subList(0, pairs), batch(swapSql, swaps));
+        logNotCancelled(cancels.subList(pairs, cancels.size()), batch(cancelSql, cancels.subList(pairs, cancels.size())
+                .stream().map(c -> new Object[]{c[0], c[1]}).toList()));
+        batch(insertSql, inserts.subList(pairs, inserts.size()));
+    }
+
+    private int[] batch(String sql, List<Object[]> rows) {
+        if (rows.isEmpty()) {
+            return new int[0];
+        }
+        return rows.size() == 1 ? new int[]{jdbc.update(sql, rows.get(0))} : jdbc.batchUpdate(sql, rows);
+    }
+
+    private static void logNotCancelled(List<String[]> cancels, int[] deleted) {
+        for (int i = 0; i < cancels.size() && i < deleted.length; i++) {
+            if (deleted[i] == 0) {
+                log.debug("Deadline {} [{}] already fired or is firing; not cancelled", cancels.get(i)[2],
+                        cancels.get(i)[1]);
+            }
+        }
     }
 
     @Nonnull
@@ -129,44 +205,16 @@ class LeaseDeadlineManager extends DbSchedulerDeadlineManager {
         DbSchedulerBinaryDeadlineDetails details = new DbSchedulerBinaryDeadlineDetails(deadlineName,
                 s.getData(), s.getType().getName(), p.getData(), p.getType().getName(), p.getType().getRevision(),
                 m.getData());
-        PendingLease lease = new PendingLease(new Object[]{new DbSchedulerDeadlineToken(id).getTaskName(), id,
-                DbSchedulerConfigurationSupport.SPRING_JAVA_SERIALIZER.serialize(details), Timestamp.from(triggerDateTime)});
-        List<PendingLease> pending = pendingLeases();
-        if (pending != null) {
-            pending.add(lease);
-        }
-        runOnPrepareCommitOrNow(spanFactory.createScheduleSpan(deadlineName, id, message).wrapRunnable(() -> {
-            if (!lease.written) {
-                lease.written = true;
-                jdbc.update(insertSql, lease.row);
-            }
-        }));
+        Object[] row = {new DbSchedulerDeadlineToken(id).getTaskName(), id,
+                DbSchedulerConfigurationSupport.SPRING_JAVA_SERIALIZER.serialize(details), Timestamp.from(triggerDateTime)};
+        spanFactory.createScheduleSpan(deadlineName, id, message).run(() -> defer(pending -> pending.inserts.add(row)));
         return id;
     }
 
     @Override
     public void cancelSchedule(@Nonnull String deadlineName, @Nonnull String scheduleId) {
         RecordedInputs.cancelled(deadlineName, scheduleId);
-        List<PendingLease> pending = pendingLeases();
-        runOnPrepareCommitOrNow(() -> {
-            String task = new DbSchedulerDeadlineToken(scheduleId).getTaskName();
-            PendingLease next = pending == null ? null
-                    : pending.stream().filter(l -> !l.written && !scheduleId.equals(l.row[1])).findFirst().orElse(null);
-            long cancelled;
-            if (next == null) {
-                cancelled = jdbc.update(cancelSql, task, scheduleId);
-            } else {
-                next.written = true;
-                Object[] args = new Object[2 + next.row.length];
-                args[0] = task;
-                args[1] = scheduleId;
-                System.arraycopy(next.row, 0, args, 2, next.row.length);
-                Long gone = jdbc.queryForObject(swapSql, Long.class, args);
-                cancelled = gone == null ? 0 : gone;
-            }
-            if (cancelled == 0) {
-                log.debug("Deadline {} [{}] already fired or is firing; not cancelled", deadlineName, scheduleId);
-            }
-        });
+        String task = new DbSchedulerDeadlineToken(scheduleId).getTaskName();
+        defer(pending -> pending.cancels.add(new String[]{task, scheduleId, deadlineName}));
     }
 }

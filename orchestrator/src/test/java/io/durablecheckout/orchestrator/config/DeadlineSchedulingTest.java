@@ -151,19 +151,7 @@ class DeadlineSchedulingTest {
         JdbcTemplate jdbc = new JdbcTemplate(dataSource);
         Serializer serializer = JacksonSerializer.defaultSerializer();
         java.util.concurrent.atomic.AtomicInteger statements = new java.util.concurrent.atomic.AtomicInteger();
-        javax.sql.DataSource counting = (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(
-                getClass().getClassLoader(), new Class<?>[]{javax.sql.DataSource.class}, (proxy, method, args) -> {
-                    Object result = method.invoke(dataSource, args);
-                    if (!"getConnection".equals(method.getName())) return result;
-                    java.sql.Connection connection = (java.sql.Connection) result;
-                    return java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
-                            new Class<?>[]{java.sql.Connection.class}, (p2, m2, a2) -> {
-                                if (m2.getName().startsWith("prepare") || m2.getName().equals("createStatement")) {
-                                    statements.incrementAndGet();
-                                }
-                                return m2.invoke(connection, a2);
-                            });
-                });
+        javax.sql.DataSource counting = countingStatements(statements);
         Scheduler scheduler = unstartedScheduler();
         LeaseDeadlineManager manager = leaseManager(scheduler, counting, serializer);
         AggregateScopeDescriptor scope = new AggregateScopeDescriptor("Checkout", "c-79");
@@ -203,6 +191,81 @@ class DeadlineSchedulingTest {
         });
         assertThat(jdbc.queryForObject(count, Long.class, fourth[0])).isZero();
         jdbc.update("DELETE FROM scheduled_tasks WHERE task_instance IN (?, ?)", second[0], third[0]);
+    }
+
+    /**
+     * Decision 88: the commands a saga sends inside its batch are nested units of work; their leases and cancels are
+     * written when the batch (the root) commits, one JDBC batch per kind of statement, not at each command's commit.
+     * A command that rolls back leaves nothing: neither its lease nor its cancel.
+     */
+    @Test
+    void theCommandsOfOneBatchWriteTheirLeasesAtTheBatchsCommitInOneStatementPerKind() {
+        JdbcTemplate jdbc = new JdbcTemplate(dataSource);
+        Serializer serializer = JacksonSerializer.defaultSerializer();
+        java.util.concurrent.atomic.AtomicInteger statements = new java.util.concurrent.atomic.AtomicInteger();
+        Scheduler scheduler = unstartedScheduler();
+        LeaseDeadlineManager manager = leaseManager(scheduler, countingStatements(statements), serializer);
+        AggregateScopeDescriptor scope = new AggregateScopeDescriptor("Checkout", "c-88");
+        Instant due = Instant.now().plusSeconds(60).truncatedTo(ChronoUnit.MILLIS);
+        String count = "SELECT count(*) FROM scheduled_tasks WHERE task_instance = ?";
+        List<String> current = new java.util.ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            current.add(manager.schedule(due, Deadlines.LEASE_EXPIRED, "reserve-" + i, scope));
+        }
+        String[] next = new String[4];
+        String[] rolledBack = new String[1];
+        long[] writtenBeforeTheBatchCommitted = new long[1];
+        statements.set(0);
+        inUnitOfWork(() -> {
+            for (int i = 0; i < 4; i++) {
+                int command = i;
+                inUnitOfWork(() -> {   // a lease handed on: cancel, then the next step's lease
+                    manager.cancelSchedule(Deadlines.LEASE_EXPIRED, current.get(command));
+                    next[command] = manager.schedule(due.plusSeconds(1), Deadlines.LEASE_EXPIRED, "next-" + command,
+                            scope);
+                });
+            }
+            inUnitOfWork(() -> manager.cancelSchedule(Deadlines.LEASE_EXPIRED, current.get(4)));
+            try {
+                inUnitOfWork(() -> {   // a command that fails after deciding: rolled back, it writes nothing
+                    manager.cancelSchedule(Deadlines.LEASE_EXPIRED, next[0]);
+                    rolledBack[0] = manager.schedule(due, Deadlines.LEASE_EXPIRED, "refused", scope);
+                    throw new IllegalStateException("refused");
+                });
+            } catch (IllegalStateException expected) {
+                // the saga carries on with the rest of its batch
+            }
+            writtenBeforeTheBatchCommitted[0] = statements.get();
+        });
+        assertThat(writtenBeforeTheBatchCommitted[0]).as("nothing written before the batch commits").isZero();
+        assertThat(statements.get()).as("four swaps in one batch, one cancel").isEqualTo(2);
+        for (int i = 0; i < 4; i++) {
+            assertThat(jdbc.queryForObject(count, Long.class, current.get(i))).isZero();
+            assertThat(jdbc.queryForObject(count, Long.class, next[i])).isEqualTo(1);
+            assertThat(details(scheduler, next[i]).asDeadLineMessage(serializer).getPayload()).isEqualTo("next-" + i);
+        }
+        assertThat(jdbc.queryForObject(count, Long.class, current.get(4))).isZero();
+        assertThat(jdbc.queryForObject(count, Long.class, rolledBack[0])).isZero();
+        for (String id : next) {
+            jdbc.update("DELETE FROM scheduled_tasks WHERE task_instance = ?", id);
+        }
+    }
+
+    /** A DataSource whose connections count the statements prepared on them. */
+    private javax.sql.DataSource countingStatements(java.util.concurrent.atomic.AtomicInteger statements) {
+        return (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[]{javax.sql.DataSource.class}, (proxy, method, args) -> {
+                    Object result = method.invoke(dataSource, args);
+                    if (!"getConnection".equals(method.getName())) return result;
+                    java.sql.Connection connection = (java.sql.Connection) result;
+                    return java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                            new Class<?>[]{java.sql.Connection.class}, (p2, m2, a2) -> {
+                                if (m2.getName().startsWith("prepare") || m2.getName().equals("createStatement")) {
+                                    statements.incrementAndGet();
+                                }
+                                return m2.invoke(connection, a2);
+                            });
+                });
     }
 
     /**
