@@ -2,6 +2,7 @@ package io.durablecheckout.orchestrator.config;
 
 import org.axonframework.common.jdbc.ConnectionProvider;
 import org.axonframework.common.jdbc.JdbcUtils;
+import org.axonframework.eventhandling.DomainEventMessage;
 import org.axonframework.messaging.unitofwork.CurrentUnitOfWork;
 import org.axonframework.modelling.saga.SagaStorageException;
 import org.axonframework.serialization.SerializedObject;
@@ -234,6 +235,15 @@ public final class ChangedOnlySagaStore implements SagaStore<Object> {
         Set<String> ids = new TreeSet<>();
         String typeName = serializer.typeForClass(sagaType).getName();
         Connection connection = null;
+        if (firstEventOf(associationValue)) {
+            // an aggregate's first event: nothing can be associated with its id before the saga handled that event
+            // (the token moves with the batch's writes), so the answer is known: none (decision 89)
+            if (reading != null) {
+                reading.reads.put(key, Map.of());
+            }
+            CurrentUnitOfWork.get().root().resources().put(FOUND, found);
+            return ids;
+        }
         try {
             connection = connections.getConnection();
             try (PreparedStatement q = connection.prepareStatement(FIND_AND_LOAD)) {
@@ -269,6 +279,12 @@ public final class ChangedOnlySagaStore implements SagaStore<Object> {
         }
         CurrentUnitOfWork.get().root().resources().put(FOUND, found);
         return ids;
+    }
+
+    /** Whether the event being handled is the first of the aggregate whose id {@code value} holds. */
+    private static boolean firstEventOf(AssociationValue value) {
+        return CurrentUnitOfWork.get().getMessage() instanceof DomainEventMessage<?> event
+                && event.getSequenceNumber() == 0 && value.getValue().equals(event.getAggregateIdentifier());
     }
 
     /** A saga as the lookup read it: its stored form and associations, or {@link #MISSING} (no saga row). */

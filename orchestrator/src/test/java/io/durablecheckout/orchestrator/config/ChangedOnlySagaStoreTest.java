@@ -3,6 +3,7 @@ package io.durablecheckout.orchestrator.config;
 import org.axonframework.common.jdbc.ConnectionProvider;
 import org.axonframework.common.jdbc.UnitOfWorkAwareConnectionProviderWrapper;
 import org.axonframework.common.transaction.TransactionManager;
+import org.axonframework.eventhandling.GenericDomainEventMessage;
 import org.axonframework.messaging.unitofwork.DefaultUnitOfWork;
 import org.axonframework.modelling.saga.AssociationValue;
 import org.axonframework.modelling.saga.AssociationValuesImpl;
@@ -35,6 +36,8 @@ class ChangedOnlySagaStoreTest {
     static JdbcTemplate jdbc;
     static SagaStore<Object> store;
     static SagaStore<Object> lookupStore;
+    static ConnectionProvider connections;
+    static Serializer serializer;
 
     public static class Relay {
         public String checkoutId;
@@ -47,9 +50,8 @@ class ChangedOnlySagaStoreTest {
         PGSimpleDataSource dataSource = database.dataSource();
         jdbc = new JdbcTemplate(dataSource);
         transactions = new SpringTransactionManager(new DataSourceTransactionManager(dataSource));
-        ConnectionProvider connections =
-                new UnitOfWorkAwareConnectionProviderWrapper(new SpringDataSourceConnectionProvider(dataSource));
-        Serializer serializer = JacksonSerializer.defaultSerializer();
+        connections = new UnitOfWorkAwareConnectionProviderWrapper(new SpringDataSourceConnectionProvider(dataSource));
+        serializer = JacksonSerializer.defaultSerializer();
         store = new ChangedOnlySagaStore(JdbcSagaStore.builder().connectionProvider(connections)
                 .sqlSchema(new PostgresSagaSqlSchema()).serializer(serializer).build(), serializer);
         lookupStore = new ChangedOnlySagaStore(JdbcSagaStore.builder().connectionProvider(connections)
@@ -74,6 +76,42 @@ class ChangedOnlySagaStoreTest {
             // used once: a second load reads the store (where the row is now gone)
             assertThat(lookupStore.loadSaga(Relay.class, "s-4")).isNull();
         });
+    }
+
+    /**
+     * Decision 89: while a checkout's first event is handled no saga can be associated with its id yet, so that
+     * lookup is not sent; any later event's is.
+     */
+    @Test
+    void theFirstEventOfAnAggregateSendsNoLookup() {
+        java.util.concurrent.atomic.AtomicInteger statements = new java.util.concurrent.atomic.AtomicInteger();
+        ConnectionProvider counting = () -> {
+            java.sql.Connection connection = connections.getConnection();
+            return (java.sql.Connection) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+                    new Class<?>[]{java.sql.Connection.class}, (proxy, method, args) -> {
+                        if (method.getName().startsWith("prepare")) {
+                            statements.incrementAndGet();
+                        }
+                        try {
+                            return method.invoke(connection, args);
+                        } catch (java.lang.reflect.InvocationTargetException e) {
+                            throw e.getCause();
+                        }
+                    });
+        };
+        SagaStore<Object> counted = new ChangedOnlySagaStore(JdbcSagaStore.builder().connectionProvider(counting)
+                .sqlSchema(new PostgresSagaSqlSchema()).serializer(serializer).build(), serializer, counting);
+
+        inTransactionOf(new GenericDomainEventMessage<>("Checkout", "co_89", 0, "created"),
+                () -> assertThat(counted.findSagas(Relay.class, association("co_89"))).isEmpty());
+        assertThat(statements.get()).as("the first event's lookup").isZero();
+
+        insert("s-89", "co_89"); // the saga the first event started
+        inTransactionOf(new GenericDomainEventMessage<>("Checkout", "co_89", 1, "next"),
+                () -> assertThat(counted.findSagas(Relay.class, association("co_89"))).containsExactly("s-89"));
+        inTransactionOf(new GenericDomainEventMessage<>("Checkout", "co_other", 0, "created"),
+                () -> assertThat(counted.findSagas(Relay.class, association("co_89"))).containsExactly("s-89"));
+        assertThat(statements.get()).as("a later event's lookup, another aggregate's first event").isEqualTo(2);
     }
 
     @Test
@@ -204,6 +242,18 @@ class ChangedOnlySagaStoreTest {
             work.run();
             return null;
         });
+    }
+
+    private static void inTransactionOf(org.axonframework.messaging.Message<?> message, Runnable work) {
+        DefaultUnitOfWork<?> unitOfWork = DefaultUnitOfWork.startAndGet(message);
+        unitOfWork.attachTransaction(transactions);
+        try {
+            work.run();
+            unitOfWork.commit();
+        } catch (RuntimeException | AssertionError e) {
+            unitOfWork.rollback(e);
+            throw e;
+        }
     }
 
     private static <R> R inTransactionGet(java.util.function.Supplier<R> work) {
