@@ -1,6 +1,8 @@
 package io.durablecheckout.orchestrator.config;
 
 import org.axonframework.eventhandling.EventProcessor;
+import org.axonframework.eventsourcing.eventstore.EmbeddedEventStore;
+import org.axonframework.eventsourcing.eventstore.EventStore;
 import org.axonframework.eventhandling.StreamingEventProcessor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,20 +21,27 @@ import java.util.concurrent.TimeoutException;
 /**
  * Step 2 of a clean stop ({@link ShutdownConfiguration}): every event processor of this node stops at once, in
  * parallel, finishes or rolls back its batch and releases its segment claims, so the other nodes take them over at
- * their next claim attempt instead of after the claim timeout. Runs after the web server has drained and stopped, and
- * before the deadline scheduler, Axon's own shutdown, the pool and the database.
+ * their next claim attempt instead of after the claim timeout; then the event store's shared producer stops. Runs
+ * after the web server has drained and stopped, and before the deadline scheduler, Axon's own shutdown, the pool and
+ * the database.
  */
 final class ProcessorShutdown implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(ProcessorShutdown.class);
 
+    /** How long a fetch the shared event producer has in flight may take to end before the stop goes on. */
+    static final Duration PRODUCER_WAIT = Duration.ofSeconds(2);
+
     private final org.axonframework.config.EventProcessingConfiguration processing;
     private final Duration timeout;
+    private final EventStore eventStore;
     private volatile boolean running;
 
-    ProcessorShutdown(org.axonframework.config.EventProcessingConfiguration processing, Duration timeout) {
+    ProcessorShutdown(org.axonframework.config.EventProcessingConfiguration processing, Duration timeout,
+                      EventStore eventStore) {
         this.processing = processing;
         this.timeout = timeout;
+        this.eventStore = eventStore;
     }
 
     @Override
@@ -72,6 +81,36 @@ final class ProcessorShutdown implements SmartLifecycle {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        stopSharedProducer();
+    }
+
+    /**
+     * Axon's event store reads for all processors on a thread of its own, which goes on fetching after they stopped
+     * until Axon's shutdown closes it, after this step: a fetch begun just before could ask the pool for a connection
+     * after the pool closed (an ERROR on a clean stop). Closed here, and its thread awaited, so nothing reads the
+     * database once the processors are down.
+     */
+    void stopSharedProducer() {
+        if (!(eventStore instanceof EmbeddedEventStore embedded)) {
+            return;
+        }
+        embedded.shutDown(); // no fetch starts after this; Axon's own call later finds it closed
+        long deadline = System.nanoTime() + PRODUCER_WAIT.toNanos();
+        for (Thread producer : producerThreads()) {
+            long left = deadline - System.nanoTime();
+            try {
+                producer.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+
+    /** The producer's threads: Axon's default thread factory for the embedded event store names them so. */
+    static List<Thread> producerThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith(EmbeddedEventStore.class.getSimpleName() + "-")).toList();
     }
 
     private static long elapsed(long startedNanos) {

@@ -61,8 +61,9 @@ public class ShutdownConfiguration {
 
     @Bean
     ProcessorShutdown processorShutdown(org.axonframework.config.EventProcessingConfiguration processing,
-                                        ShutdownProperties properties) {
-        return new ProcessorShutdown(processing, properties.processorsTimeout());
+                                        ShutdownProperties properties,
+                                        ObjectProvider<org.axonframework.eventsourcing.eventstore.EventStore> eventStore) {
+        return new ProcessorShutdown(processing, properties.processorsTimeout(), eventStore.getIfAvailable());
     }
 
     @Bean
