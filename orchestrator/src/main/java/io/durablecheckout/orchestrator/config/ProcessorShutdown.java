@@ -1,9 +1,9 @@
 package io.durablecheckout.orchestrator.config;
 
 import org.axonframework.eventhandling.EventProcessor;
+import org.axonframework.eventhandling.StreamingEventProcessor;
 import org.axonframework.eventsourcing.eventstore.EmbeddedEventStore;
 import org.axonframework.eventsourcing.eventstore.EventStore;
-import org.axonframework.eventhandling.StreamingEventProcessor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
@@ -87,8 +87,9 @@ final class ProcessorShutdown implements SmartLifecycle {
     /**
      * Axon's event store reads for all processors on a thread of its own, which goes on fetching after they stopped
      * until Axon's shutdown closes it, after this step: a fetch begun just before could ask the pool for a connection
-     * after the pool closed (an ERROR on a clean stop). Closed here, and its thread awaited, so nothing reads the
-     * database once the processors are down.
+     * after the pool closed (an ERROR on a clean stop). Closed here; a fetch in flight is awaited. A producer idle in
+     * its wait is not: woken, it finds itself closed and ends without reading (waiting for it would hold the stop for
+     * up to its fetch delay while the deadline scheduler still runs, on a node that no longer processes).
      */
     void stopSharedProducer() {
         if (!(eventStore instanceof EmbeddedEventStore embedded)) {
@@ -97,14 +98,26 @@ final class ProcessorShutdown implements SmartLifecycle {
         embedded.shutDown(); // no fetch starts after this; Axon's own call later finds it closed
         long deadline = System.nanoTime() + PRODUCER_WAIT.toNanos();
         for (Thread producer : producerThreads()) {
-            long left = deadline - System.nanoTime();
             try {
-                producer.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                while (producer.isAlive() && !idle(producer) && System.nanoTime() - deadline < 0) {
+                    producer.join(5);
+                }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             }
         }
+    }
+
+    /** Parked in the producer's wait for new events, not reading. */
+    private static boolean idle(Thread producer) {
+        for (StackTraceElement frame : producer.getStackTrace()) {
+            if ("waitForData".equals(frame.getMethodName())
+                    && frame.getClassName().startsWith(EmbeddedEventStore.class.getName())) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The producer's threads: Axon's default thread factory for the embedded event store names them so. */
