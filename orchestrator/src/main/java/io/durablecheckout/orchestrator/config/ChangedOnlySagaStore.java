@@ -233,8 +233,6 @@ public final class ChangedOnlySagaStore implements SagaStore<Object> {
         Pending reading = cached == null ? null : pending(); // its generation is taken before the read
         Map<String, Found> found = new HashMap<>();
         Set<String> ids = new TreeSet<>();
-        String typeName = serializer.typeForClass(sagaType).getName();
-        Connection connection = null;
         if (firstEventOf(associationValue)) {
             // an aggregate's first event: nothing can be associated with its id before the saga handled that event
             // (the token moves with the batch's writes), so the answer is known: none (decision 89)
@@ -244,6 +242,8 @@ public final class ChangedOnlySagaStore implements SagaStore<Object> {
             CurrentUnitOfWork.get().root().resources().put(FOUND, found);
             return ids;
         }
+        String typeName = serializer.typeForClass(sagaType).getName();
+        Connection connection = null;
         try {
             connection = connections.getConnection();
             try (PreparedStatement q = connection.prepareStatement(FIND_AND_LOAD)) {

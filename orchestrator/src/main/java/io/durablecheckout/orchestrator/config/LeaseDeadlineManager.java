@@ -25,7 +25,10 @@ import javax.sql.DataSource;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * Axon's db-scheduler deadline manager, with three changes:
@@ -98,7 +101,7 @@ class LeaseDeadlineManager extends DbSchedulerDeadlineManager {
     }
 
     /** Runs {@code op} on the pending writes of the current unit of work, or writes at once outside one. */
-    private void defer(java.util.function.Consumer<Pending> op) {
+    private void defer(Consumer<Pending> op) {
         if (CurrentUnitOfWork.isStarted()
                 && CurrentUnitOfWork.get().phase().isBefore(UnitOfWork.Phase.PREPARE_COMMIT)) {
             op.accept(pendingOf(CurrentUnitOfWork.get()));
@@ -130,9 +133,9 @@ class LeaseDeadlineManager extends DbSchedulerDeadlineManager {
      * one JDBC batch, one round trip however many rows it has.
      */
     private void write(Pending pending) {
-        java.util.Set<String> cancelled = new java.util.HashSet<>();
+        Set<String> cancelled = new HashSet<>();
         pending.cancels.forEach(c -> cancelled.add(c[1]));
-        java.util.Set<String> inserted = new java.util.HashSet<>();
+        Set<String> inserted = new HashSet<>();
         List<Object[]> inserts = new ArrayList<>();
         for (Object[] row : pending.inserts) {
             inserted.add((String) row[1]);
