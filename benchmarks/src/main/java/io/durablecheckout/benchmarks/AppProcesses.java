@@ -57,6 +57,11 @@ final class AppProcesses {
         if (archive != null) {
             jvm.add("-XX:SharedArchiveFile=" + archive); // as the README starts it (decision 56)
         }
+        Path directives = jar.resolveSibling("compiler-directives.json");
+        if (archive != null && Files.isRegularFile(directives)) { // as the README starts it (decision 90)
+            jvm.add("-XX:+UnlockDiagnosticVMOptions");
+            jvm.add("-XX:CompilerDirectivesFile=" + directives);
+        }
         return NodeProcess.launch(new NodeProcess.Launch(jar, jvm, db.url(), db.user(),
                 db.password(), args, logDirectory.resolve(logName + ".log")));
     }
