@@ -86,7 +86,8 @@ public class DataSourceConfiguration {
     }
 
     /**
-     * The build's class-data sharing training start ({@code -Dspring.context.exit=onRefresh}, decision 56) halts the
+     * A class-data sharing training start that stops at the refresh ({@code -Dspring.context.exit=onRefresh}: the
+     * integration tests' nodes train so, decision 56; the build's own runs checkouts first, decision 91) halts the
      * JVM once every bean exists, before anything starts, without closing beans or running shutdown hooks: the
      * embedded server would outlive it. Stopped then, by the last of the post-initialization callbacks: registered
      * after every other bean definition, so the others (which may read the database) have run.
