@@ -95,7 +95,7 @@ class TrainingRun implements ApplicationListener<ApplicationReadyEvent> {
                 if (System.nanoTime() > deadline) {
                     throw new IllegalStateException("training checkout not completed within " + LIMIT + ": " + body);
                 }
-                Thread.sleep(50); // a build step waiting on its own server; no test
+                Thread.sleep(50); // a build step polling its own server
             }
         }
         log.info("Training run: {} checkouts completed", checkouts);
