@@ -9,19 +9,24 @@ import io.durablecheckout.api.command.ResolveManualReviewCommand;
 import io.durablecheckout.api.command.RetryActivityCommand;
 import io.durablecheckout.api.command.StartCheckoutCommand;
 import io.durablecheckout.api.values.CheckoutId;
+import io.durablecheckout.api.checkout.ActivityIntent;
+import io.durablecheckout.api.values.Step;
 import io.durablecheckout.orchestrator.checkout.Decision.Timer;
 import org.axonframework.commandhandling.CommandHandler;
 import org.axonframework.deadline.DeadlineManager;
 import org.axonframework.deadline.annotation.DeadlineHandler;
 import org.axonframework.eventhandling.Timestamp;
+import org.axonframework.eventhandling.SequenceNumber;
 import org.axonframework.eventsourcing.EventSourcingHandler;
 import org.axonframework.messaging.MetaData;
+import org.axonframework.messaging.unitofwork.CurrentUnitOfWork;
 import org.axonframework.modelling.command.AggregateIdentifier;
 import org.axonframework.modelling.command.AggregateLifecycle;
 import org.axonframework.modelling.command.AggregateScopeDescriptor;
 import org.axonframework.spring.stereotype.Aggregate;
 
 import java.time.Instant;
+import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -41,6 +46,8 @@ public class Checkout {
     private CheckoutFacts facts = CheckoutFacts.INITIAL;
     /** The deadline manager's handles of lease timers, read back from the events' metadata, to cancel them. */
     private final Map<Timer, String> leaseTimers = new HashMap<>();
+    /** Each step's latest intent, as the sequence number of its event: what {@link IntentProgress} is asked about. */
+    private final Map<Step, Long> intents = new EnumMap<>(Step.class);
 
     protected Checkout() {
         // for Axon: rebuilt from events
@@ -60,17 +67,34 @@ public class Checkout {
         decide(c, c.receivedAt(), d);
     }
 
+    /**
+     * A lease's deadline. When the decision reads it, the shell asks whether the step's processor has passed the
+     * intent (I/O, outside the decider) and leaves the answer in the unit of work, where it is recorded as part of the
+     * input (replay.RecordedInputs).
+     */
     @DeadlineHandler(deadlineName = Deadlines.LEASE_EXPIRED)
-    public void on(Deadlines.LeaseExpiry due, @Timestamp Instant at, DeadlineManager d) { decide(due, at, d); }
+    public void on(Deadlines.LeaseExpiry due, @Timestamp Instant at, DeadlineManager d, IntentProgress progress) {
+        Long intent = intents.get(due.step());
+        if (intent == null || !CheckoutDecider.readsIntentProgress(due, facts)) {
+            decide(due, at, d);
+            return;
+        }
+        boolean passed = progress.passed(checkoutId, due.step(), intent);
+        CurrentUnitOfWork.ifStarted(u -> u.resources().put(Deadlines.OBSERVED, Map.of(Deadlines.INTENT_PASSED, passed)));
+        decide(new Deadlines.ObservedLeaseExpiry(due.step(), due.fencingToken(), passed), at, d);
+    }
     @DeadlineHandler(deadlineName = Deadlines.RETRY_DUE)
     public void on(Deadlines.RetryDue due, @Timestamp Instant at, DeadlineManager d) { decide(due, at, d); }
     @DeadlineHandler(deadlineName = Deadlines.RECONCILIATION_DUE)
     public void on(Deadlines.ReconciliationDue due, @Timestamp Instant at, DeadlineManager d) { decide(due, at, d); }
 
     @EventSourcingHandler
-    void on(CheckoutEvent event, MetaData metaData) {
+    void on(CheckoutEvent event, MetaData metaData, @SequenceNumber Long sequenceNumber) {
         facts = facts.evolve(event);
         checkoutId = facts.checkoutId();
+        if (event instanceof ActivityIntent intent && sequenceNumber != null) {
+            intents.put(intent.step(), sequenceNumber);
+        }
         Timer timer = Timer.ofLease(event);
         if (timer != null && metaData.get(Deadlines.LEASE_DEADLINE_ID) != null) {
             leaseTimers.put(timer, metaData.get(Deadlines.LEASE_DEADLINE_ID).toString());

@@ -14,6 +14,7 @@ import io.durablecheckout.api.checkout.CheckoutCancelledEvent;
 import io.durablecheckout.api.checkout.CheckoutCompletedEvent;
 import io.durablecheckout.api.checkout.CheckoutConfirmedEvent;
 import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
+import io.durablecheckout.api.checkout.CheckoutPolicy;
 import io.durablecheckout.api.checkout.CheckoutEvent;
 import io.durablecheckout.api.checkout.ManualResolution;
 import io.durablecheckout.api.checkout.ManualReviewRequiredEvent;
@@ -35,6 +36,7 @@ import io.durablecheckout.api.values.OperationId;
 import io.durablecheckout.api.values.Step;
 import io.durablecheckout.orchestrator.checkout.Decision.Timer;
 import io.durablecheckout.orchestrator.checkout.Deadlines.LeaseExpiry;
+import io.durablecheckout.orchestrator.checkout.Deadlines.ObservedLeaseExpiry;
 import io.durablecheckout.orchestrator.checkout.Deadlines.ReconciliationDue;
 import io.durablecheckout.orchestrator.checkout.Deadlines.RetryDue;
 import io.durablecheckout.orchestrator.checkout.Results.Outcome;
@@ -81,6 +83,11 @@ public final class CheckoutDecider {
 
     /** Starts a checkout under the policy configured today (recorded in its first event). */
     public static Decision start(StartCheckoutCommand cmd, WorkflowPolicy configured) {
+        return start(cmd, configured.recorded());
+    }
+
+    /** Starts a checkout under {@code recorded}, rules version included (replay: the history's own). */
+    public static Decision start(StartCheckoutCommand cmd, CheckoutPolicy recorded) {
         if (cmd.items() == null || cmd.items().isEmpty()) {
             throw new IllegalCheckoutTransitionException("a checkout has at least one line item", null,
                     "A checkout needs at least one line item");
@@ -92,7 +99,7 @@ public final class CheckoutDecider {
         CheckoutDecider d = new CheckoutDecider(CheckoutFacts.INITIAL);
         d.apply(new CheckoutCreatedEvent(cmd.checkoutId(), cmd.tenantId(), List.copyOf(cmd.items()), cmd.amount(),
                 cmd.paymentToken(), cmd.customerEmail(), cmd.idempotencyKey(), cmd.requestFingerprint(),
-                cmd.requestedAt(), configured.recorded()));
+                cmd.requestedAt(), recorded));
         d.issue(Workflow.STEPS.get(0).step(), cmd.requestedAt());
         return d.decision();
     }
@@ -113,7 +120,9 @@ public final class CheckoutDecider {
         } else if (input instanceof RecordProviderNotificationCommand c) {
             d.notification(c);
         } else if (input instanceof LeaseExpiry e) {
-            d.leaseExpired(e, now);
+            d.leaseExpired(e.step(), e.fencingToken(), true, now); // nothing observed: presumed passed (rules 1)
+        } else if (input instanceof ObservedLeaseExpiry e) {
+            d.leaseExpired(e.step(), e.fencingToken(), e.intentPassed(), now);
         } else if (input instanceof RetryDue e) {
             d.retryDue(e, now);
         } else if (input instanceof ReconciliationDue e) {
@@ -291,10 +300,31 @@ public final class CheckoutDecider {
 
     // -------------------------------------------------------------------------------------------------- timers
 
-    private void leaseExpired(LeaseExpiry expiry, Instant dueAt) {
+    /**
+     * Whether the decision on {@code expiry} reads whether the step's processor has passed the intent: the lease is
+     * the one in force, nobody claimed it, and the checkout's rules say a queued intent waits. The shell asks its
+     * {@link IntentProgress} only then, and hands the answer in as an {@link ObservedLeaseExpiry}.
+     */
+    public static boolean readsIntentProgress(LeaseExpiry expiry, CheckoutFacts facts) {
+        Run run = facts.run(expiry.step());
+        return facts.rulesVersion() >= WorkflowPolicy.QUEUED_INTENTS_WAIT && run != null && run.inFlight()
+                && run.holds(expiry.fencingToken()) && !run.claimed();
+    }
+
+    private void leaseExpired(Step step, FencingToken token, boolean intentPassed, Instant dueAt) {
+        LeaseExpiry expiry = new LeaseExpiry(step, token);
         Run run = s.run(expiry.step());
         if (run == null || !run.inFlight() || !run.holds(expiry.fencingToken())) {
             return; // the result arrived, or a newer lease is in force
+        }
+        if (!run.claimed() && !intentPassed && s.rulesVersion() >= WorkflowPolicy.QUEUED_INTENTS_WAIT) {
+            // Rule (version 2): a lease measures an owner's work, never a queue. The step's processor has not reached
+            // the intent yet, so nobody can have lost it: checked again a lease later; no attempt used, nothing
+            // re-issued, however long the queue.
+            Lease waiting = run.leaseUntil(dueAt.plus(s.policy().leaseFor(expiry.step())));
+            schedule.add(leaseTimer(expiry.step(), waiting));
+            apply(new ActivityLeaseDeferredEvent(s.checkoutId(), expiry.step(), waiting));
+            return;
         }
         if (!run.claimed() && run.deferrals() == 0) {
             // Rule: a lease runs while an owner holds it. No worker has said it holds this one (a worker that works

@@ -53,6 +53,8 @@ public final class CheckoutFacts {
     private Order order;
     /** Fixed when the checkout was created (recorded in its first event); never the current configuration. */
     private WorkflowPolicy policy;
+    /** The version of the rules the checkout was created under (recorded in its first event). */
+    private int rulesVersion;
     private CheckoutState state;
     private Map<Step, Run> runs = Map.of();
     private boolean cancelRequested;
@@ -95,6 +97,7 @@ public final class CheckoutFacts {
             checkoutId = e.checkoutId();
             order = new Order(e.checkoutId(), e.tenantId(), e.items(), e.amount(), e.paymentToken(), e.customerEmail());
             policy = WorkflowPolicy.of(e.policy());
+            rulesVersion = e.policy().version();
         } else if (event instanceof PaymentAuthorizedEvent) {
             paymentOutcome = ManualResolution.AUTHORIZED;
         } else if (event instanceof PaymentDeclinedEvent e) {
@@ -142,6 +145,10 @@ public final class CheckoutFacts {
 
     WorkflowPolicy policy() {
         return policy;
+    }
+
+    int rulesVersion() {
+        return rulesVersion;
     }
 
     public CheckoutState state() {
@@ -217,6 +224,7 @@ public final class CheckoutFacts {
         c.checkoutId = checkoutId;
         c.order = order;
         c.policy = policy;
+        c.rulesVersion = rulesVersion;
         c.state = state;
         c.runs = runs;
         c.cancelRequested = cancelRequested;

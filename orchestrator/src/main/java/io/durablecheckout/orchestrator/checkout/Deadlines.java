@@ -13,11 +13,25 @@ public final class Deadlines {
      * lease's timer (infrastructure, not a decision: the shell needs it to cancel the timer).
      */
     public static final String LEASE_DEADLINE_ID = "leaseDeadlineId";
+    /**
+     * The unit-of-work resource in which the shell leaves what it observed for a fired deadline (a map, e.g.
+     * {@value #INTENT_PASSED}), so it is recorded with the input and replay decides with it (docs/replay.md).
+     */
+    public static final String OBSERVED = Deadlines.class.getName() + ".observed";
+    /** Observed: the step's processor has passed the lease's intent (handled or parked it). */
+    public static final String INTENT_PASSED = "intentPassed";
 
     private Deadlines() {
     }
 
     public record LeaseExpiry(Step step, FencingToken fencingToken) {
+    }
+
+    /**
+     * A lease's deadline with what the shell observed when it fired: whether the step's processor has passed the
+     * intent ({@link IntentProgress}). The decider's input; the deadline's payload stays {@link LeaseExpiry}.
+     */
+    public record ObservedLeaseExpiry(Step step, FencingToken fencingToken, boolean intentPassed) {
     }
 
     public record RetryDue(Step step, FencingToken failedToken) {

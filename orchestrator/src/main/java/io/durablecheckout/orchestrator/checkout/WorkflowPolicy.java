@@ -26,7 +26,12 @@ public record WorkflowPolicy(Duration leaseDuration, Duration paymentLeaseDurati
                              Duration reconciliationMaxDelay, Integer reconciliationMaxLookups) {
 
     /** The version of the rules that read these values (see {@link CheckoutPolicy#version()}). */
-    public static final int RULES_VERSION = 1;
+    public static final int RULES_VERSION = 2;
+    /**
+     * From this version on, a lease nobody claimed expires only once its step's processor has passed the intent
+     * (version 1: deferred once, then expired, even while the intent still waited in the processor's queue).
+     */
+    public static final int QUEUED_INTENTS_WAIT = 2;
 
     public WorkflowPolicy {
         // Longer than a restart plus the backlog it leaves (docs/decisions.md, "Lease length"): a lease that expires

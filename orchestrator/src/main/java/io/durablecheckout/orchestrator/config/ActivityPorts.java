@@ -3,14 +3,17 @@ package io.durablecheckout.orchestrator.config;
 import io.durablecheckout.activities.Savepoints;
 import io.durablecheckout.activities.inventory.InventoryAdmin;
 import io.durablecheckout.activities.payments.PaymentProvider;
+import io.durablecheckout.orchestrator.checkout.IntentProgress;
 import io.durablecheckout.orchestrator.dashboard.ProviderLookup;
 import io.durablecheckout.orchestrator.deadletter.GuardedRetry;
 import io.durablecheckout.api.values.OperationId;
 import io.durablecheckout.api.values.TenantId;
 import io.durablecheckout.orchestrator.web.StockAdmin;
+import org.axonframework.serialization.Serializer;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * The ports through which the orchestrator's own code reaches the activity services' components: the wiring is the
@@ -48,6 +51,12 @@ class ActivityPorts {
                 return inventory.getObject().seed(tenantId, sku, quantity);
             }
         };
+    }
+
+    /** Whether a step's processor has passed an intent: the lease rule's I/O (docs/leases-and-fencing.md). */
+    @Bean
+    IntentProgress intentProgress(JdbcTemplate jdbc, Serializer serializer) {
+        return new ProcessorIntentProgress(jdbc, serializer);
     }
 
     @Bean

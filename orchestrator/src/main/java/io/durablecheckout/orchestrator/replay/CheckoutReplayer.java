@@ -7,6 +7,7 @@ import io.durablecheckout.api.checkout.CheckoutEvent;
 import io.durablecheckout.api.command.CheckoutCommand;
 import io.durablecheckout.api.command.StartCheckoutCommand;
 import io.durablecheckout.orchestrator.checkout.CheckoutDecider;
+import io.durablecheckout.orchestrator.checkout.Deadlines;
 import io.durablecheckout.orchestrator.checkout.CheckoutFacts;
 import io.durablecheckout.orchestrator.checkout.Decision;
 import io.durablecheckout.orchestrator.checkout.WorkflowPolicy;
@@ -139,7 +140,8 @@ public final class CheckoutReplayer {
         if (!(first.payload() instanceof CheckoutCreatedEvent created)) {
             throw new IllegalStateException("the history starts with " + first.type());
         }
-        return CheckoutDecider.start(start, WorkflowPolicy.of(created.policy()));
+        WorkflowPolicy.of(created.policy()); // refuses rules newer than this code's
+        return CheckoutDecider.start(start, created.policy()); // under the rules version it was recorded with
     }
 
     /** When the input was decided: the command's own time, or when the timer fired. */
@@ -154,7 +156,11 @@ public final class CheckoutReplayer {
             if (type == null) {
                 throw new IllegalStateException("unknown deadline payload " + input.get("payloadType"));
             }
-            return stored.as(type);
+            Object payload = stored.as(type);
+            if (payload instanceof Deadlines.LeaseExpiry due && input.get(Deadlines.INTENT_PASSED) instanceof Boolean passed) {
+                return new Deadlines.ObservedLeaseExpiry(due.step(), due.fencingToken(), passed); // observed, recorded
+            }
+            return payload;
         }
         return command(input, stored);
     }

@@ -224,6 +224,13 @@ public final class RecordedInputs {
             input.put("at", deadline.getTimestamp().toString());
             input.put("payloadType", deadline.getPayload().getClass().getSimpleName());
             input.put("payload", deadline.getPayload());
+            // what the shell observed when the deadline fired (Deadlines.OBSERVED), e.g. whether the step's processor
+            // had passed the intent: an input of the decision like the payload, so replay decides with it
+            Map<String, Object> observed = CurrentUnitOfWork.isStarted()
+                    ? CurrentUnitOfWork.get().getResource(Deadlines.OBSERVED) : null;
+            if (observed != null) {
+                input.putAll(observed);
+            }
             return input;
         }
         return Map.of();

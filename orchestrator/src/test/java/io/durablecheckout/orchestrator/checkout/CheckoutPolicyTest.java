@@ -65,7 +65,8 @@ class CheckoutPolicyTest {
                 .expectEventsMatching(org.axonframework.test.matchers.Matchers.payloadsMatching(
                         org.axonframework.test.matchers.Matchers.listWithAnyOf(
                                 org.axonframework.test.matchers.Matchers.predicate(p -> p instanceof CheckoutCreatedEvent c
-                                        && c.policy().equals(POLICY.recorded()) && c.policy().version() == 1))));
+                                        && c.policy().equals(POLICY.recorded())
+                                        && c.policy().version() == WorkflowPolicy.RULES_VERSION))));
     }
 
     @Test

@@ -77,6 +77,7 @@ final class CheckoutScenario {
     static AggregateTestFixture<Checkout> fixture() {
         AggregateTestFixture<Checkout> fixture = new AggregateTestFixture<>(Checkout.class);
         fixture.registerInjectableResource(POLICY);
+        fixture.registerInjectableResource((IntentProgress) (checkout, step, sequence) -> true); // rules 1's case
         return fixture;
     }
 
