@@ -317,13 +317,15 @@ public final class CheckoutDecider {
         if (run == null || !run.inFlight() || !run.holds(expiry.fencingToken())) {
             return; // the result arrived, or a newer lease is in force
         }
-        if (!run.claimed() && !intentPassed && s.rulesVersion() >= WorkflowPolicy.QUEUED_INTENTS_WAIT) {
-            // Rule (version 2): a lease measures an owner's work, never a queue. The step's processor has not reached
-            // the intent yet, so nobody can have lost it: checked again a lease later; no attempt used, nothing
-            // re-issued, however long the queue.
-            Lease waiting = run.leaseUntil(dueAt.plus(s.policy().leaseFor(expiry.step())));
-            schedule.add(leaseTimer(expiry.step(), waiting));
-            apply(new ActivityLeaseDeferredEvent(s.checkoutId(), expiry.step(), waiting));
+        if (!run.claimed() && s.rulesVersion() >= WorkflowPolicy.QUEUED_INTENTS_WAIT) {
+            // Rule (version 2): a lease measures an owner's work, never a queue. Not passed: the step's processor has
+            // not reached the intent, so nobody can have lost it; checked again a lease later, no attempt used, nothing
+            // re-issued, however long the queue. Passed: the intent left the queue (taken, parked or lost), so its
+            // lease runs from now, one lease for a claim or result on its way; then it expires like a claimed one.
+            Lease next = run.leaseUntil(dueAt.plus(s.policy().leaseFor(expiry.step())));
+            schedule.add(leaseTimer(expiry.step(), next));
+            apply(intentPassed ? new ActivityLeaseRenewedEvent(s.checkoutId(), expiry.step(), next)
+                    : new ActivityLeaseDeferredEvent(s.checkoutId(), expiry.step(), next));
             return;
         }
         if (!run.claimed() && run.deferrals() == 0) {

@@ -75,9 +75,14 @@ final class CheckoutScenario {
     }
 
     static AggregateTestFixture<Checkout> fixture() {
+        return fixture(true);
+    }
+
+    /** {@code intentsPassed}: what the steps' processors answer when a lease's deadline asks (IntentProgress). */
+    static AggregateTestFixture<Checkout> fixture(boolean intentsPassed) {
         AggregateTestFixture<Checkout> fixture = new AggregateTestFixture<>(Checkout.class);
         fixture.registerInjectableResource(POLICY);
-        fixture.registerInjectableResource((IntentProgress) (checkout, step, sequence) -> true); // rules 1's case
+        fixture.registerInjectableResource((IntentProgress) (checkout, step, sequence) -> intentsPassed);
         return fixture;
     }
 

@@ -92,26 +92,31 @@ class QueuedIntentLeaseTest {
     }
 
     @Test
-    void an_intent_the_processor_passed_and_nobody_claimed_after_waiting_in_the_queue_expires_and_is_issued_again() {
-        Instant firstDue = T0.plus(LEASE);
-        Instant due = firstDue.plus(LEASE);
+    void an_intent_the_processor_passed_after_waiting_in_the_queue_gets_one_running_lease_then_expires_and_is_issued_again() {
+        Instant due = T0.plus(LEASE).plus(LEASE);
         CheckoutFacts f = facts(2, new ActivityLeaseDeferredEvent(ID, Step.RESERVE_STOCK, until(due)));
-        Decision d = CheckoutDecider.decide(observed(true), f, due);
-        assertThat(d.events()).hasSize(2);
-        assertThat(d.events().get(0)).isEqualTo(new ActivityLeaseExpiredEvent(ID, Step.RESERVE_STOCK, until(due)));
-        assertThat(d.events().get(1)).isInstanceOfSatisfying(StockReservationRequestedEvent.class,
-                e -> assertThat(e.lease()).isEqualTo(new Lease(op(Step.RESERVE_STOCK), 2, token(2), due.plus(LEASE))));
+        Decision passed = CheckoutDecider.decide(observed(true), f, due);
+        Instant runsUntil = due.plus(LEASE);
+        assertThat(passed.events())
+                .containsExactly(new ActivityLeaseRenewedEvent(ID, Step.RESERVE_STOCK, until(runsUntil)));
+        assertThat(passed.schedule()).containsExactly(Decision.Timer.leaseExpiry(Step.RESERVE_STOCK, token(1), runsUntil));
+        f = f.evolve(passed.events().get(0));
+        assertThat(CheckoutDecider.readsIntentProgress(DUE, f)).as("the lease runs: nothing more to ask").isFalse();
+
+        Decision expired = CheckoutDecider.decide(DUE, f, runsUntil); // nobody claimed it, no result: lost
+        assertThat(expired.events()).hasSize(2);
+        assertThat(expired.events().get(0)).isEqualTo(new ActivityLeaseExpiredEvent(ID, Step.RESERVE_STOCK, until(runsUntil)));
+        assertThat(expired.events().get(1)).isInstanceOfSatisfying(StockReservationRequestedEvent.class,
+                e -> assertThat(e.lease()).isEqualTo(new Lease(op(Step.RESERVE_STOCK), 2, token(2), runsUntil.plus(LEASE))));
     }
 
     @Test
-    void an_intent_the_processor_passed_at_its_first_deadline_gets_version_1s_one_deferral_for_its_claim_or_result() {
+    void an_intent_the_processor_passed_by_its_first_deadline_gets_one_running_lease() {
         Instant due = T0.plus(LEASE);
-        Instant presumedLost = due.plus(LEASE.multipliedBy(MAX_ATTEMPTS - 1));
-        assertThat(CheckoutDecider.decide(observed(true), facts(2), due).events())
-                .containsExactly(new ActivityLeaseDeferredEvent(ID, Step.RESERVE_STOCK, until(presumedLost)));
-        // a deadline with nothing observed is read as passed: never more lenient than version 1
-        assertThat(CheckoutDecider.decide(DUE, facts(2), due).events())
-                .containsExactly(new ActivityLeaseDeferredEvent(ID, Step.RESERVE_STOCK, until(presumedLost)));
+        ActivityLeaseRenewedEvent runs = new ActivityLeaseRenewedEvent(ID, Step.RESERVE_STOCK, until(due.plus(LEASE)));
+        assertThat(CheckoutDecider.decide(observed(true), facts(2), due).events()).containsExactly(runs);
+        // a deadline with nothing observed is read as passed: a lease never waits on an unknown
+        assertThat(CheckoutDecider.decide(DUE, facts(2), due).events()).containsExactly(runs);
     }
 
     @Test
