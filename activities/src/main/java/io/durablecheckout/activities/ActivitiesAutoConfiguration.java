@@ -105,6 +105,23 @@ public class ActivitiesAutoConfiguration {
         };
     }
 
+    /** The payments worker's provider calls, {@code checkout.payments.max-concurrent-calls} at once. */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    @ConditionalOnProperty(name = {"checkout.activities.enabled", "checkout.activities.payments.enabled"},
+            havingValue = "true", matchIfMissing = true)
+    public io.durablecheckout.activities.payments.ProviderCalls providerCalls(PaymentsProperties properties,
+            org.springframework.beans.factory.ObjectProvider<org.axonframework.common.transaction.TransactionManager> transactions,
+            org.springframework.beans.factory.ObjectProvider<org.axonframework.config.Configuration> axon) {
+        // no Axon transaction manager (a context without Axon, e.g. the simulator's tests): calls run unattached
+        return new io.durablecheckout.activities.payments.ProviderCalls(properties.maxConcurrentCalls(),
+                transactions.getIfAvailable(),
+                () -> {
+                    org.axonframework.config.Configuration c = axon.getIfAvailable();
+                    return c == null ? java.util.List.of() : c.correlationDataProviders();
+                });
+    }
+
     /** The real HTTP adapter unless the application supplies another {@link PaymentProvider}. */
     @Bean
     @ConditionalOnMissingBean(PaymentProvider.class)

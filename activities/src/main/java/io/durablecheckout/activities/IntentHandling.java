@@ -42,12 +42,54 @@ public final class IntentHandling implements HandlerEnhancerDefinition {
                 if (!(message.getPayload() instanceof ActivityIntent intent)) {
                     return super.handle(message, target);
                 }
-                try (LeaseKeeper.Hold hold = leases.get().hold(intent)) {
+                Held held = new Held(leases.get(), intent);
+                Held outer = CURRENT.get();
+                CURRENT.set(held);
+                try {
                     pauseHook.get().afterIntentRead(intent);
                     return super.handle(message, target);
+                } finally {
+                    CURRENT.set(outer);
+                    held.hold.close();
                 }
             }
         };
+    }
+
+    /**
+     * Hands the lease hold of the intent this thread is handling over to another thread (payments' bounded provider
+     * calls): this thread's hold ends now, before it could claim, and the returned {@link Handover} opens the hold
+     * again where the work really starts, so the claim and heartbeats measure the work, not a wait for a free call.
+     * Outside a wrapped handler: a hand-over of nothing.
+     */
+    public static Handover handOver() {
+        Held held = CURRENT.get();
+        if (held == null) {
+            return () -> () -> {
+            };
+        }
+        held.hold.close();
+        return () -> held.keeper.hold(held.intent);
+    }
+
+    /** Opens the handed-over hold on the thread that does the work; close it when the work ends. */
+    @FunctionalInterface
+    public interface Handover {
+        LeaseKeeper.Hold resume();
+    }
+
+    private static final ThreadLocal<Held> CURRENT = new ThreadLocal<>();
+
+    private static final class Held {
+        final LeaseKeeper keeper;
+        final ActivityIntent intent;
+        final LeaseKeeper.Hold hold;
+
+        Held(LeaseKeeper keeper, ActivityIntent intent) {
+            this.keeper = keeper;
+            this.intent = intent;
+            this.hold = keeper.hold(intent);
+        }
     }
 
     private static <T> Supplier<T> memoized(Supplier<T> supplier) {

@@ -134,7 +134,7 @@ class ActivitiesWiringTest {
         WorkerPauseHook parking = intent -> { };
         runner.withBean("parkingHook", WorkerPauseHook.class, () -> parking)
                 .withBean("stubProvider", PaymentProvider.class, () -> HttpPaymentProvider.from(
-                        new PaymentsProperties("http://provider.invalid", null, null), null))
+                        new PaymentsProperties("http://provider.invalid", null, null, null), null))
                 .run(context -> {
                     assertThat(context).hasNotFailed();
                     assertThat(context.getBean(WorkerPauseHook.class)).isSameAs(parking);

@@ -14,9 +14,19 @@ import java.time.Duration;
  *                       application's port, resolved at call time (so random test ports work)
  * @param connectTimeout failing to connect means the request was never delivered: retryable
  * @param requestTimeout no answer within it means the outcome is unknown, never declined
+ * @param maxConcurrentCalls provider calls in flight at once, on threads of their own ({@link ProviderCalls}); the
+ *                       payments processor hands each intent over and goes on; 0: on the processor's thread
  */
 @ConfigurationProperties("checkout.payments")
 public record PaymentsProperties(String providerUrl,
                                  @DefaultValue("1s") Duration connectTimeout,
-                                 @DefaultValue("2s") Duration requestTimeout) {
+                                 @DefaultValue("2s") Duration requestTimeout,
+                                 @DefaultValue("32") Integer maxConcurrentCalls) {
+    public PaymentsProperties {
+        maxConcurrentCalls = maxConcurrentCalls != null ? maxConcurrentCalls : 32;
+        if (maxConcurrentCalls < 0) {
+            throw new IllegalArgumentException("checkout.payments.max-concurrent-calls must be >= 0, was "
+                    + maxConcurrentCalls);
+        }
+    }
 }

@@ -28,7 +28,8 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.stereotype.Component;
 
 /**
- * Executes payment intents in the "payments" processor's transaction. The mapping that matters: a timeout or
+ * Executes payment intents: the processor hands each one to {@link ProviderCalls} (a bounded number of provider
+ * calls in flight, each in a transaction of its own) and goes on. The mapping that matters: a timeout or
  * PENDING is reported as outcome-unknown (never declined), and only a request the provider certainly did not
  * process becomes a retryable attempt failure.
  */
@@ -42,8 +43,16 @@ public class PaymentsWorker {
 
     private final PaymentsResource payments;
     private final IntentReports reports;
+    private final ProviderCalls calls;
 
+    /** Each intent's work on the caller's thread (tests that drive the worker directly). */
     public PaymentsWorker(PaymentsResource payments, EventGateway events, ActivityMetrics metrics) {
+        this(payments, events, metrics, ProviderCalls.ON_CALLERS_THREAD);
+    }
+
+    @org.springframework.beans.factory.annotation.Autowired
+    public PaymentsWorker(PaymentsResource payments, EventGateway events, ActivityMetrics metrics, ProviderCalls calls) {
+        this.calls = calls;
         this.payments = payments;
         this.reports = new IntentReports(events, metrics, PaymentsResource.OPERATIONS_TABLE)
                 .expecting(Step.AUTHORIZE_PAYMENT, AuthorizationOutcome.Status.values())
@@ -54,6 +63,10 @@ public class PaymentsWorker {
 
     @EventHandler
     public void on(PaymentAuthorizationRequestedEvent intent) {
+        calls.submit(intent, () -> authorize(intent));
+    }
+
+    private void authorize(PaymentAuthorizationRequestedEvent intent) {
         Lease lease = intent.lease();
         AuthorizationOutcome outcome = payments.authorize(intent.checkoutId(), intent.tenantId(), lease.operationId(),
                 lease.fencingToken(), intent.amount(), intent.paymentToken());
@@ -72,6 +85,10 @@ public class PaymentsWorker {
 
     @EventHandler
     public void on(PaymentReconciliationRequestedEvent intent) {
+        calls.submit(intent, () -> lookup(intent));
+    }
+
+    private void lookup(PaymentReconciliationRequestedEvent intent) {
         Lease lease = intent.lease();
         LookupResult lookup = payments.lookup(intent.checkoutId(), intent.tenantId(), lease.operationId(),
                 lease.fencingToken(), intent.authorizationOperationId());
@@ -87,6 +104,10 @@ public class PaymentsWorker {
 
     @EventHandler
     public void on(PaymentVoidRequestedEvent intent) {
+        calls.submit(intent, () -> voidPayment(intent));
+    }
+
+    private void voidPayment(PaymentVoidRequestedEvent intent) {
         Lease lease = intent.lease();
         CompensationOutcome outcome = payments.voidAuthorization(intent.checkoutId(), intent.tenantId(),
                 lease.operationId(), lease.fencingToken(), intent.authorizationOperationId(), intent.amount());
@@ -101,6 +122,10 @@ public class PaymentsWorker {
 
     @EventHandler
     public void on(PaymentRefundRequestedEvent intent) {
+        calls.submit(intent, () -> refund(intent));
+    }
+
+    private void refund(PaymentRefundRequestedEvent intent) {
         Lease lease = intent.lease();
         CompensationOutcome outcome = payments.refund(intent.checkoutId(), intent.tenantId(),
                 lease.operationId(), lease.fencingToken(), intent.authorizationOperationId(), intent.amount());

@@ -323,8 +323,10 @@ public final class Workflow {
                     + "to `retry-max-delay`) under the same operation id with the next fencing token; so is an expired lease"),
             new Policy("attempt budget", "once `max-attempts` attempts of one operation failed or expired, the step "
                     + "is blocked in `manual_review`; an operator's retry starts a fresh budget"),
-            new Policy("lease deferral", "a lease nobody has claimed (no heartbeat yet) is deferred once, by "
-                    + "`max-attempts` − 1 leases, before it counts as expired: its intent still waits in a queue"),
+            new Policy("lease deferral", "a lease nobody has claimed (no heartbeat yet) is checked again a lease "
+                    + "later while its step's processor has not passed the intent (it still waits in the queue: no "
+                    + "attempt used, nothing re-issued); once passed, the lease runs one more lease, then expires "
+                    + "(rules version 1: deferred once, by `max-attempts` − 1 leases, then expired)"),
             new Policy("cancellation while a step runs", "in `stock_reserved` (between authorization attempts), "
                     + "`completed` and `manual_review` a cancellation compensates at once; elsewhere the step in "
                     + "flight concludes first and its row's cancelling column compensates; a checkout already "

@@ -36,9 +36,18 @@ final class ProcessorShutdown implements SmartLifecycle {
     private final Duration timeout;
     private final EventStore eventStore;
     private volatile boolean running;
+    private final Runnable afterProcessors;
 
     ProcessorShutdown(org.axonframework.config.EventProcessingConfiguration processing, Duration timeout,
                       EventStore eventStore) {
+        this(processing, timeout, eventStore, () -> {
+        });
+    }
+
+    /** {@code afterProcessors}: work the processors handed to threads of their own, let finish (payments' calls). */
+    ProcessorShutdown(org.axonframework.config.EventProcessingConfiguration processing, Duration timeout,
+                      EventStore eventStore, Runnable afterProcessors) {
+        this.afterProcessors = afterProcessors;
         this.processing = processing;
         this.timeout = timeout;
         this.eventStore = eventStore;
@@ -81,6 +90,7 @@ final class ProcessorShutdown implements SmartLifecycle {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        afterProcessors.run();
         stopSharedProducer();
     }
 

@@ -25,7 +25,8 @@ import java.time.Duration;
  *   <li>readiness goes to REFUSING_TRAFFIC as the context starts closing; the web server stops accepting and lets
  *       the requests in progress finish (graceful, {@code spring.lifecycle.timeout-per-shutdown-phase}; phases
  *       {@code MAX - 1024} and {@code MAX - 2048}, Boot's);</li>
- *   <li>{@link ProcessorShutdown}: the event processors stop and release their segment claims;</li>
+ *   <li>{@link ProcessorShutdown}: the event processors stop and release their segment claims; the payments'
+ *       provider calls in flight finish;</li>
  *   <li>{@link DeadlineSchedulerShutdown}: db-scheduler lets its running deadlines finish;</li>
  *   <li>Axon's own shutdown ({@code MAX - 3072}), with nothing left running;</li>
  *   <li>bean destruction: the connection pool closes, and only then the embedded PostgreSQL (the pool depends on
@@ -62,8 +63,11 @@ public class ShutdownConfiguration {
     @Bean
     ProcessorShutdown processorShutdown(org.axonframework.config.EventProcessingConfiguration processing,
                                         ShutdownProperties properties,
-                                        ObjectProvider<org.axonframework.eventsourcing.eventstore.EventStore> eventStore) {
-        return new ProcessorShutdown(processing, properties.processorsTimeout(), eventStore.getIfAvailable());
+                                        ObjectProvider<org.axonframework.eventsourcing.eventstore.EventStore> eventStore,
+                                        ObjectProvider<io.durablecheckout.activities.payments.ProviderCalls> calls) {
+        // the payments' provider calls in flight finish (bounded) while the store and the pool are still there
+        return new ProcessorShutdown(processing, properties.processorsTimeout(), eventStore.getIfAvailable(),
+                () -> calls.ifAvailable(io.durablecheckout.activities.payments.ProviderCalls::close));
     }
 
     @Bean
