@@ -321,8 +321,10 @@ public final class CheckoutDecider {
             // Rule (version 2): a lease measures an owner's work, never a queue. Not passed: the step's processor has
             // not reached the intent, so nobody can have lost it; checked again a lease later, no attempt used, nothing
             // re-issued, however long the queue. Passed: the intent left the queue (taken, parked or lost), so its
-            // lease runs from now, one lease for a claim or result on its way; then it expires like a claimed one.
-            Lease next = run.leaseUntil(dueAt.plus(s.policy().leaseFor(expiry.step())));
+            // lease runs from now, for the rest of max-attempts leases as version 1 allowed a claim or result on its
+            // way (a busy saga); then it expires like a claimed one.
+            int leases = intentPassed ? Math.max(1, s.policy().maxAttempts() - 1) : 1;
+            Lease next = run.leaseUntil(dueAt.plus(s.policy().leaseFor(expiry.step()).multipliedBy(leases)));
             schedule.add(leaseTimer(expiry.step(), next));
             apply(intentPassed ? new ActivityLeaseRenewedEvent(s.checkoutId(), expiry.step(), next)
                     : new ActivityLeaseDeferredEvent(s.checkoutId(), expiry.step(), next));

@@ -325,8 +325,8 @@ public final class Workflow {
                     + "is blocked in `manual_review`; an operator's retry starts a fresh budget"),
             new Policy("lease deferral", "a lease nobody has claimed (no heartbeat yet) is checked again a lease "
                     + "later while its step's processor has not passed the intent (it still waits in the queue: no "
-                    + "attempt used, nothing re-issued); once passed, the lease runs one more lease, then expires "
-                    + "(rules version 1: deferred once, by `max-attempts` − 1 leases, then expired)"),
+                    + "attempt used, nothing re-issued); once passed, it runs `max-attempts` − 1 leases more, then expires "
+                    + "(rules version 1: deferred once, by `max-attempts` − 1 leases, even while queued)"),
             new Policy("cancellation while a step runs", "in `stock_reserved` (between authorization attempts), "
                     + "`completed` and `manual_review` a cancellation compensates at once; elsewhere the step in "
                     + "flight concludes first and its row's cancelling column compensates; a checkout already "

@@ -131,9 +131,9 @@ class CheckoutLeaseTest {
         }
 
         @Test
-        void an_intent_its_processor_passed_that_nobody_claims_runs_one_lease_then_is_presumed_lost_and_issued_again() {
+        void an_intent_its_processor_passed_that_nobody_claims_for_max_attempts_leases_is_presumed_lost_and_issued_again() {
             Instant passed = T0.plus(LEASE);
-            Instant lost = passed.plus(LEASE);
+            Instant lost = passed.plus(LEASE.multipliedBy(CheckoutScenario.MAX_ATTEMPTS - 1));
             fixture.givenCurrentTime(T0)
                     .andGivenCommands(start())
                     .whenThenTimeAdvancesTo(lost)

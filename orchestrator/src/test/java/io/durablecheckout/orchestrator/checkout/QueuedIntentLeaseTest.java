@@ -92,11 +92,11 @@ class QueuedIntentLeaseTest {
     }
 
     @Test
-    void an_intent_the_processor_passed_after_waiting_in_the_queue_gets_one_running_lease_then_expires_and_is_issued_again() {
+    void an_intent_the_processor_passed_after_waiting_in_the_queue_runs_its_lease_then_expires_and_is_issued_again() {
         Instant due = T0.plus(LEASE).plus(LEASE);
         CheckoutFacts f = facts(2, new ActivityLeaseDeferredEvent(ID, Step.RESERVE_STOCK, until(due)));
         Decision passed = CheckoutDecider.decide(observed(true), f, due);
-        Instant runsUntil = due.plus(LEASE);
+        Instant runsUntil = due.plus(LEASE.multipliedBy(MAX_ATTEMPTS - 1));
         assertThat(passed.events())
                 .containsExactly(new ActivityLeaseRenewedEvent(ID, Step.RESERVE_STOCK, until(runsUntil)));
         assertThat(passed.schedule()).containsExactly(Decision.Timer.leaseExpiry(Step.RESERVE_STOCK, token(1), runsUntil));
@@ -111,9 +111,10 @@ class QueuedIntentLeaseTest {
     }
 
     @Test
-    void an_intent_the_processor_passed_by_its_first_deadline_gets_one_running_lease() {
+    void an_intent_the_processor_passed_by_its_first_deadline_runs_for_the_rest_of_max_attempts_leases() {
         Instant due = T0.plus(LEASE);
-        ActivityLeaseRenewedEvent runs = new ActivityLeaseRenewedEvent(ID, Step.RESERVE_STOCK, until(due.plus(LEASE)));
+        ActivityLeaseRenewedEvent runs = new ActivityLeaseRenewedEvent(ID, Step.RESERVE_STOCK,
+                until(due.plus(LEASE.multipliedBy(MAX_ATTEMPTS - 1)))); // as long as version 1's deferral
         assertThat(CheckoutDecider.decide(observed(true), facts(2), due).events()).containsExactly(runs);
         // a deadline with nothing observed is read as passed: a lease never waits on an unknown
         assertThat(CheckoutDecider.decide(DUE, facts(2), due).events()).containsExactly(runs);
