@@ -74,12 +74,21 @@ class HeartbeatLeaseKeeper implements LeaseKeeper, AutoCloseable {
 
     @Override
     public Hold hold(ActivityIntent intent) {
+        return hold(intent, false);
+    }
+
+    @Override
+    public Hold claim(ActivityIntent intent) {
+        return hold(intent, true);
+    }
+
+    private Hold hold(ActivityIntent intent, boolean claimNow) {
         Instant start = clock.instant();
         // Picked up late (little or none of the issued lease left): claim soon, so the lease starts running. Not at
         // once and not on this thread: a worker that finishes within the delay never needed a claim (after a restart
         // every intent is late, and a claim each would cost a transaction, a saga hop and an event per step).
         boolean late = Duration.between(start, intent.lease().expiresAt()).compareTo(claimMargin) < 0;
-        long first = (late ? claimDelay : interval).toMillis();
+        long first = claimNow ? 0 : (late ? claimDelay : interval).toMillis();
         AtomicReference<ScheduledFuture<?>> beats = new AtomicReference<>();
         AtomicBoolean claimed = new AtomicBoolean();
         beats.set(scheduler.scheduleAtFixedRate(() -> {

@@ -59,7 +59,8 @@ public final class IntentHandling implements HandlerEnhancerDefinition {
     /**
      * Hands the lease hold of the intent this thread is handling over to another thread (payments' bounded provider
      * calls): this thread's hold ends now, before it could claim, and the returned {@link Handover} opens the hold
-     * again where the work really starts, so the claim and heartbeats measure the work, not a wait for a free call.
+     * again where the work really starts, with its claim at once (the processor will pass the intent before the work
+     * ends, so the claim is what says an owner is on it, and what lets a crash mid-work expire it a lease later).
      * Outside a wrapped handler: a hand-over of nothing.
      */
     public static Handover handOver() {
@@ -69,7 +70,7 @@ public final class IntentHandling implements HandlerEnhancerDefinition {
             };
         }
         held.hold.close();
-        return () -> held.keeper.hold(held.intent);
+        return () -> held.keeper.claim(held.intent);
     }
 
     /** Opens the handed-over hold on the thread that does the work; close it when the work ends. */

@@ -15,6 +15,14 @@ public interface LeaseKeeper {
 
     Hold hold(ActivityIntent intent);
 
+    /**
+     * A hold whose claim goes out at once, not after the claim delay: for work that has left its processor (the
+     * processor has passed the intent, so only a claim tells the Checkout that an owner is on it).
+     */
+    default Hold claim(ActivityIntent intent) {
+        return hold(intent);
+    }
+
     /** An open hold: heartbeats continue until it is closed (or it has lasted the keeper's maximum). */
     interface Hold extends AutoCloseable {
         @Override

@@ -28,9 +28,9 @@ import java.util.function.Supplier;
  * while every call is taken. So a slow provider costs waiting, not one processor thread per call and segment.
  * <p>
  * Each call runs in a unit of work and transaction of its own (not the processor's, which commits once the work is
- * handed over): resource row and result commit together, as in the processor's. The intent's lease hold starts with
- * the call ({@link IntentHandling#handOver}): its claim and heartbeats measure the call, not the wait for a slot. A call lost with its node (or failing)
- * leaves its intent passed and unclaimed or unfinished: its lease runs out and the intent is issued again under the
+ * handed over): resource row and result commit together, as in the processor's. The intent's lease is claimed when
+ * the call starts ({@link IntentHandling#handOver}), then held by heartbeats while it lasts. A call lost with its
+ * node (or failing) leaves its intent passed and claimed but unfinished: its lease runs out and the intent is issued again under the
  * same operation id, which the provider deduplicates. With {@code max-concurrent-calls=0} the work runs on the
  * processor's thread, in its transaction, as before.
  */

@@ -76,9 +76,23 @@ public class DataSourceConfiguration {
         // The driver otherwise puts a failed statement's parameter values in its exception messages (a lost append race
         // logged the whole event batch, sealed personal data included, as 2 KB of hex): the SQL state is what we read.
         config.addDataSourceProperty("logServerErrorDetail", "false");
-        config.setMaximumPoolSize(properties.maximumPoolSize());
+        config.setMaximumPoolSize(poolSize(env, properties));
         config.setAutoCommit(true);
         return new HikariDataSource(config);
+    }
+
+    /**
+     * The configured pool size, or by default 24 plus the payments' provider calls this node may have in flight:
+     * each call holds a connection while it waits on the provider (its operation row stays locked through the call).
+     */
+    static int poolSize(Environment env, DatabaseProperties properties) {
+        if (env.containsProperty("checkout.datasource.maximum-pool-size")) {
+            return properties.maximumPoolSize();
+        }
+        boolean payments = env.getProperty("checkout.activities.enabled", Boolean.class, true)
+                && env.getProperty("checkout.activities.payments.enabled", Boolean.class, true);
+        return properties.maximumPoolSize()
+                + (payments ? env.getProperty("checkout.payments.max-concurrent-calls", Integer.class, 32) : 0);
     }
 
     private static boolean hasText(String s) {

@@ -9,7 +9,8 @@ import java.time.Duration;
  *
  * @param idleInTransactionTimeout PostgreSQL ends a session idle inside a transaction for this long (a frozen node's
  *                                 row locks go with it); longer than a provider call (default 15 s; 0: no limit)
- * @param maximumPoolSize          connections in the pool (default 24)
+ * @param maximumPoolSize          connections in the pool (default 24, plus the payments' provider calls in flight:
+ *                                 DataSourceConfiguration#poolSize)
  */
 @ConfigurationProperties("checkout.datasource")
 public record DatabaseProperties(Duration idleInTransactionTimeout, Integer maximumPoolSize) {
