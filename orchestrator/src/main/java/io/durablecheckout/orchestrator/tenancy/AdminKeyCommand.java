@@ -140,6 +140,12 @@ public final class AdminKeyCommand {
         if (options.containsKey("label") && options.get("label").isBlank()) {
             throw new IllegalArgumentException("--label must not be blank");
         }
+        // as the admin API's label: it reaches audit_log, the key list and log lines
+        if (options.containsKey("label") && (options.get("label").length() > 100
+                || !io.durablecheckout.orchestrator.http.TextLimits.printable(options.get("label")))) {
+            throw new IllegalArgumentException("--label: at most 100 printable characters (no control characters, "
+                    + "no line breaks)");
+        }
         return options;
     }
 
