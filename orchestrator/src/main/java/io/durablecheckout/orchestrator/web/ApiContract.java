@@ -135,6 +135,10 @@ public class ApiContract implements OpenApiCustomizer {
         if (method == PathItem.HttpMethod.POST && path.equals("/api/v1/checkouts")) {
             errors.put("422", "An Idempotency-Key reused with another body, or an unknown SKU");
         }
+        if (method == PathItem.HttpMethod.POST && path.equals("/api/v1/admin/tenants/{tenantId}/keys")) {
+            errors.put("422", "Roles that mix a merchant's (tenant) with staff's (operator, admin), in the key or "
+                    + "its account");
+        }
         errors.forEach((status, description) -> ordered.put(status, new ApiResponse().description(description)
                 .content(new Content().addMediaType(PROBLEM_JSON,
                         new MediaType().schema(new Schema<>().$ref("#/components/schemas/Problem"))))));

@@ -1,6 +1,7 @@
 package io.durablecheckout.orchestrator.it;
 
 import io.durablecheckout.orchestrator.tenancy.ApiKeys;
+import io.durablecheckout.orchestrator.tenancy.AuditLog;
 import io.durablecheckout.orchestrator.tenancy.DemoKeys;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -20,6 +21,9 @@ class DemoKeysIT extends IntegrationTestBase {
 
     @Autowired
     DemoKeys demoKeys;
+
+    @Autowired
+    AuditLog audit;
 
     @Autowired
     Environment environment;
@@ -55,6 +59,6 @@ class DemoKeysIT extends IntegrationTestBase {
     }
 
     private void start(Environment configuration) {
-        new DemoKeys(apiKeys, configuration).afterSingletonsInstantiated();
+        new DemoKeys(apiKeys, audit, configuration).afterSingletonsInstantiated();
     }
 }
