@@ -34,16 +34,30 @@ public class TrustedProxies {
     private static final Pattern LITERAL = Pattern.compile(
             "(\\d{1,3}(\\.\\d{1,3}){3}|[0-9A-Fa-f.:]*:[0-9A-Fa-f.:]*)(/\\d{1,3})?");
 
-    @Bean
-    WebServerFactoryCustomizer<ConfigurableTomcatWebServerFactory> trustedProxiesValve(Environment env) {
+    /** What is wrong with these settings, for SettingsConsistency's refusal at start (before any bean). */
+    public static List<String> problems(Environment env) {
+        List<String> problems = new ArrayList<>();
         String strategy = env.getProperty("server.forward-headers-strategy", "none").trim();
         if (!strategy.equalsIgnoreCase("none")) {
-            throw new IllegalStateException("server.forward-headers-strategy=" + strategy + " is not used: name the "
-                    + "proxies whose X-Forwarded-* headers are trusted in checkout.security.trusted-proxies "
-                    + "(docs/security.md, \"Dashboard sessions\")");
+            problems.add("server.forward-headers-strategy=" + strategy + " is not used: name the proxies whose "
+                    + "X-Forwarded-* headers are trusted in checkout.security.trusted-proxies (docs/security.md, "
+                    + "\"Dashboard sessions\")");
         }
-        List<String> blocks = blocks(Binder.get(env).bind("checkout.security.trusted-proxies",
-                Bindable.listOf(String.class)).orElse(List.of()));
+        try {
+            blocks(configured(env));
+        } catch (IllegalArgumentException e) {
+            problems.add(e.getMessage());
+        }
+        return problems;
+    }
+
+    @Bean
+    WebServerFactoryCustomizer<ConfigurableTomcatWebServerFactory> trustedProxiesValve(Environment env) {
+        List<String> problems = problems(env);
+        if (!problems.isEmpty()) {
+            throw new IllegalStateException(String.join("; ", problems));
+        }
+        List<String> blocks = blocks(configured(env));
         return factory -> {
             if (blocks.isEmpty()) {
                 log.info("Forwarded headers trusted from: nobody (checkout.security.trusted-proxies is empty); "
@@ -60,6 +74,11 @@ public class TrustedProxies {
             log.info("Forwarded headers trusted from: {} only (checkout.security.trusted-proxies); X-Forwarded-For/"
                     + "-Proto/-Port from any other peer are ignored", String.join(", ", blocks));
         };
+    }
+
+    private static List<String> configured(Environment env) {
+        return Binder.get(env).bind("checkout.security.trusted-proxies", Bindable.listOf(String.class))
+                .orElse(List.of());
     }
 
     /** Each entry as a CIDR block (a bare address: /32 or /128); anything else refused, never looked up by name. */

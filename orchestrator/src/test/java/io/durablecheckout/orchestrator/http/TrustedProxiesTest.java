@@ -33,5 +33,11 @@ class TrustedProxiesTest {
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("checkout.security.trusted-proxies");
         assertThat(new TrustedProxies().trustedProxiesValve(
                 new MockEnvironment().withProperty("server.forward-headers-strategy", "NONE"))).isNotNull();
+        // refused with the other contradicting settings, before any bean, naming both
+        assertThat(io.durablecheckout.orchestrator.config.SettingsConsistency.problems(new MockEnvironment()
+                .withProperty("server.forward-headers-strategy", "native")
+                .withProperty("checkout.security.trusted-proxies", "proxy.internal")))
+                .anyMatch(p -> p.startsWith("server.forward-headers-strategy=native is not used"))
+                .anyMatch(p -> p.contains("'proxy.internal' is not an IP address"));
     }
 }
