@@ -1,5 +1,7 @@
 package io.durablecheckout.orchestrator.it;
 
+import io.durablecheckout.orchestrator.it.support.HttpApi;
+import io.durablecheckout.orchestrator.it.support.NodeProcess;
 import io.durablecheckout.orchestrator.config.EmbeddedPostgresServer;
 import io.durablecheckout.orchestrator.tenancy.ApiKeys;
 import io.durablecheckout.orchestrator.tenancy.Caller;
