@@ -113,6 +113,13 @@ class CheckoutDeciderPolicyTest {
     }
 
     @Test
+    void an_unconfigured_node_uses_the_documented_defaults() {
+        assertThat(WorkflowPolicy.defaults()).isEqualTo(new WorkflowPolicy(Duration.ofSeconds(30),
+                Duration.ofSeconds(30), Duration.ofSeconds(1), Duration.ofMinutes(1), 8, Duration.ofSeconds(2),
+                Duration.ofMinutes(5), 6));
+    }
+
+    @Test
     void the_recorded_values_are_the_configured_ones_of_the_day_the_checkout_was_created() {
         CheckoutCreatedEvent created = new CheckoutCreatedEvent(ID, TENANT, ITEMS, AMOUNT, PAYMENT_TOKEN, EMAIL,
                 "idem-1", "fp-1", T0, RECONFIGURED.recorded());

@@ -342,7 +342,21 @@ class CheckoutDeciderReconciliationTest {
                     .when(new ResolveManualReviewCommand(ID, ManualResolution.AUTHORIZED, "psp-77",
                             "provider dashboard shows the capture", null, receivedAt))
                     .events(new ManualReviewResolvedEvent(ID, ManualResolution.AUTHORIZED, "psp-77",
-                            "provider dashboard shows the capture"));
+                            "provider dashboard shows the capture"))
+                    .cancelsNothing()
+                    .schedulesNothing();
+        }
+
+        @Test
+        void a_closed_dispute_cannot_be_resolved_again() {
+            given(concat(outcomeUnknownHistory(),
+                            new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-77"),
+                            new PaymentOutcomeDisputedEvent(ID, ManualResolution.AUTHORIZED, ManualResolution.DECLINED,
+                                    "evt-3", "psp-77"),
+                            new ManualReviewResolvedEvent(ID, ManualResolution.AUTHORIZED, "psp-77", "checked")))
+                    .when(new ResolveManualReviewCommand(ID, ManualResolution.AUTHORIZED, "psp-77", "again", null,
+                            receivedAt))
+                    .refused("only a checkout in manual review or with a disputed payment can be resolved");
         }
 
         @Test
@@ -472,6 +486,39 @@ class CheckoutDeciderReconciliationTest {
                     .when(new ResolveManualReviewCommand(ID, ManualResolution.AUTHORIZED, null, "trust me", null,
                             resolvedAt))
                     .refused("an authorization is resolved with the provider's reference");
+        }
+
+        @Test
+        void a_held_notification_that_reported_a_decline_is_no_evidence_of_an_authorization() {
+            given(manualReviewAfterLookups(), new ProviderNotificationHeldEvent(ID, AUTHORIZATION,
+                            ManualResolution.DECLINED, "psp-declined-1", "evt-8", resolvedAt))
+                    .when(new ResolveManualReviewCommand(ID, ManualResolution.AUTHORIZED, null, "trust me", null,
+                            resolvedAt))
+                    .refused("an authorization is resolved with the provider's reference");
+        }
+
+        @Test
+        void a_held_authorization_without_a_reference_is_no_evidence() {
+            given(manualReviewAfterLookups(), new ProviderNotificationHeldEvent(ID, AUTHORIZATION,
+                            ManualResolution.AUTHORIZED, null, "evt-8", resolvedAt))
+                    .when(new ResolveManualReviewCommand(ID, ManualResolution.AUTHORIZED, "", "trust me", null,
+                            resolvedAt))
+                    .refused("an authorization is resolved with the provider's reference");
+        }
+
+        @Test
+        void of_several_held_authorizations_the_latest_reference_is_the_evidence() {
+            given(manualReviewAfterLookups(),
+                    new ProviderNotificationHeldEvent(ID, AUTHORIZATION, ManualResolution.AUTHORIZED, "psp-first",
+                            "evt-8", resolvedAt),
+                    new ProviderNotificationHeldEvent(ID, AUTHORIZATION, ManualResolution.AUTHORIZED, "psp-latest",
+                            "evt-9", resolvedAt))
+                    .when(new ResolveManualReviewCommand(ID, ManualResolution.AUTHORIZED, " ", "notified", null,
+                            resolvedAt))
+                    .events(new ManualReviewResolvedEvent(ID, ManualResolution.AUTHORIZED, "psp-latest", "notified"),
+                            new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-latest"),
+                            new CheckoutConfirmedEvent(ID),
+                            receiptRequested(1, resolvedAt));
         }
 
         @Test

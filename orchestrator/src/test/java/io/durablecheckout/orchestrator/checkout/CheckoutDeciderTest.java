@@ -339,6 +339,12 @@ class CheckoutDeciderTest {
     }
 
     @Test
+    void the_view_names_what_a_pending_step_awaits() {
+        assertThat(Workflow.awaited(Step.AUTHORIZE_PAYMENT)).isEqualTo("payment authorization");
+        assertThat(Workflow.pendingState(Step.AUTHORIZE_PAYMENT)).isEqualTo(CheckoutState.STOCK_RESERVED);
+    }
+
+    @Test
     void the_scenario_lease_helper_matches_the_policy() {
         // Guards the helper every expected intent in these tests is built with.
         assertThat(lease(Step.RESERVE_STOCK, 2, T0))
