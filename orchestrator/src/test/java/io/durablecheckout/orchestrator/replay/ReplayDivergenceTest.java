@@ -115,6 +115,8 @@ class ReplayDivergenceTest {
         assertThat(d.inputNumber()).isEqualTo(2);
         assertThat(d.position()).isEqualTo(4);
         assertThat(d.differences()).containsExactly("(no event recorded here) -> CheckoutCompletedEvent");
+        assertThat(d.recorded()).isEqualTo("(none)");
+        assertThat(d.produced()).startsWith("CheckoutCompletedEvent ");
         assertThat(report.timeline()).extracting(ReplayReport.Step::number).containsExactly(1, 2);
         assertThat(report.timeline()).extracting(ReplayReport.Step::identical).containsExactly(true, false);
     }
@@ -132,6 +134,7 @@ class ReplayDivergenceTest {
         assertThat(d.inputNumber()).isEqualTo(2);
         assertThat(d.position()).isEqualTo(3);
         assertThat(d.differences()).containsExactly("PaymentAuthorizationRequestedEvent -> (no event produced)");
+        assertThat(d.produced()).isEqualTo("(none)");
     }
 
     @Test
