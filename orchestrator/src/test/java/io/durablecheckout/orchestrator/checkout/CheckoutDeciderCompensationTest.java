@@ -31,7 +31,6 @@ import io.durablecheckout.api.checkout.StockReservationRequestedEvent;
 import io.durablecheckout.api.checkout.StockReservedEvent;
 import io.durablecheckout.api.command.RequestCancellationCommand;
 import io.durablecheckout.api.values.Step;
-import io.durablecheckout.orchestrator.checkout.Deadlines.RetryDue;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -43,7 +42,6 @@ import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.AUTHORIZ
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.EMAIL;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.ID;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.ITEMS;
-import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.PAYMENT_LEASE;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.PROVIDER_REF;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.RECEIPT_AT;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.RESERVED_AT;
@@ -63,7 +61,6 @@ import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.lookupAn
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.op;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.receiptDelivered;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.record;
-import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.start;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.stockReservationSucceeded;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.stockReservedHistory;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.token;

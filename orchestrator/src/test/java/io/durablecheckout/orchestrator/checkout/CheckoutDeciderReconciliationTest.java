@@ -29,7 +29,6 @@ import io.durablecheckout.api.values.FencingToken;
 import io.durablecheckout.api.values.Lease;
 import io.durablecheckout.api.values.OperationId;
 import io.durablecheckout.api.values.Step;
-import io.durablecheckout.orchestrator.checkout.Deadlines.LeaseExpiry;
 import io.durablecheckout.orchestrator.checkout.Deadlines.ReconciliationDue;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
@@ -58,7 +57,6 @@ import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.lookupAn
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.op;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.receiptRequested;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.record;
-import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.start;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.stockReservationSucceeded;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.stockReservedHistory;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.token;

@@ -27,9 +27,9 @@ import static org.assertj.core.api.Assertions.fail;
  * <pre>
  * given(createdHistory())
  *         .when(record(stockReservationSucceeded(1), RESERVED_AT))
- *         .then().events(reserved, authorizationRequested(1, RESERVED_AT))
- *         .cancels(lease(Step.RESERVE_STOCK, 1, T0.plus(LEASE)))
- *         .schedules(lease(Step.AUTHORIZE_PAYMENT, 1, RESERVED_AT.plus(PAYMENT_LEASE)));
+ *         .events(reserved, authorizationRequested(1, RESERVED_AT))   // then: exactly these, in this order
+ *         .cancels(leaseTimer(Step.RESERVE_STOCK, 1, T0))                // the timer of lease 1 granted at T0
+ *         .schedules(leaseTimer(Step.AUTHORIZE_PAYMENT, 1, RESERVED_AT));
  * </pre>
  * A command is decided at its own time (the one the shell passes: observed, requested, resolved, received); a timer
  * at its due time. {@link #started()} and {@link #andDecided} build the history through the decider itself and keep
