@@ -222,6 +222,20 @@ class CheckoutDeciderLeaseTest {
                     .schedulesNothing();
         }
 
+        /** The fold: an expired lease leaves its own step expired (until it is issued again) and no other step. */
+        @Test
+        void an_expired_lease_leaves_its_step_expired_and_no_other() {
+            CheckoutFacts facts = CheckoutFacts.INITIAL;
+            for (Object event : concat(stockReservedHistory(), new ActivityLeaseExpiredEvent(ID,
+                    Step.AUTHORIZE_PAYMENT, lease(Step.AUTHORIZE_PAYMENT, 1, RESERVED_AT)))) {
+                facts = facts.evolve((io.durablecheckout.api.checkout.CheckoutEvent) event);
+            }
+            org.assertj.core.api.Assertions.assertThat(facts.run(Step.AUTHORIZE_PAYMENT).status())
+                    .isEqualTo(Run.Status.EXPIRED);
+            org.assertj.core.api.Assertions.assertThat(facts.run(Step.RESERVE_STOCK).status())
+                    .isEqualTo(Run.Status.DONE);
+        }
+
         @Test
         void the_second_expired_lease_is_still_issued_again() {
             Instant second = T0.plus(LEASE);
