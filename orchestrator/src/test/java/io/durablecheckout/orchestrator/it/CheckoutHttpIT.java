@@ -276,6 +276,8 @@ class CheckoutHttpIT extends IntegrationTestBase {
         HttpApi.Response r = api.send("GET", "/v3/api-docs", HttpApi.OPERATOR_KEY, Map.of(), null);
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.json().get("paths").has("/api/v1/checkouts")).isTrue();
+        assertThat(r.json().get("info").get("title").asText()).isEqualTo("Durable checkout orchestrator API");
+        assertThat(r.json().get("info").get("version").asText()).isEqualTo("v1");
     }
 
     JsonNode awaitState(String id, String state) {
