@@ -34,8 +34,8 @@ public final class AdminKeyCommand {
     public static final String NAME = "create-admin-key";
 
     static final String USAGE = """
-            usage: java -jar checkout-orchestrator.jar create-admin-key [--label TEXT]
-                                                       [--jdbc-url URL [--jdbc-user USER] [--jdbc-password PASSWORD]]
+            usage: ./checkout create-admin-key [--label TEXT]
+                                               [--jdbc-url URL [--jdbc-user USER] [--jdbc-password PASSWORD]]
               the database: SPRING_DATASOURCE_URL, SPRING_DATASOURCE_USERNAME, SPRING_DATASOURCE_PASSWORD (as the
               production start reads them) unless given as options
             exit code: 0 created (the key is printed once, alone on stdout), 1 refused (an active admin key exists),

@@ -60,6 +60,9 @@ public class ApiContract implements OpenApiCustomizer {
 
     @Override
     public void customise(OpenAPI api) {
+        // the document's own name and the API's version (its paths are /api/v1), not springdoc's placeholders
+        api.info(new io.swagger.v3.oas.models.info.Info().title("Durable checkout orchestrator API").version("v1")
+                .description("Checkouts, their histories and repairs; RFC 9457 problems (README, docs/operations.md)"));
         Schema<?> problem = new ObjectSchema()
                 .addProperty("type", new StringSchema().format("uri-reference"))
                 .addProperty("title", new StringSchema())
