@@ -3,9 +3,14 @@ package io.durablecheckout.orchestrator;
 import io.durablecheckout.orchestrator.config.EmbeddedPostgresServer;
 import io.durablecheckout.orchestrator.replay.ReplayCommand;
 import io.durablecheckout.orchestrator.tenancy.AdminKeyCommand;
+import org.slf4j.LoggerFactory;
 import org.springframework.boot.SpringApplication;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
 import org.springframework.boot.context.properties.ConfigurationPropertiesScan;
+
+import java.lang.management.ManagementFactory;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * The orchestrator process. It also hosts the activity services unless {@code checkout.activities.enabled=false}
@@ -20,6 +25,10 @@ public class CheckoutApplication {
         if (System.getProperty("axoniq.update-checker.disabled") == null) {
             System.setProperty("axoniq.update-checker.disabled", "true");
         }
+        // nor does it advertise a vendor's console at each start
+        if (System.getProperty("disable-axoniq-console-message") == null) {
+            System.setProperty("disable-axoniq-console-message", "true");
+        }
     }
 
     public static void main(String[] args) {
@@ -33,10 +42,35 @@ public class CheckoutApplication {
         }
         try {
             SpringApplication.run(CheckoutApplication.class, args);
+            String missing = missingOptions(ManagementFactory.getRuntimeMXBean().getInputArguments(),
+                    Boolean.getBoolean("checkout.launcher"));
+            if (missing != null) {
+                LoggerFactory.getLogger(CheckoutApplication.class).info(missing);
+            }
         } catch (RuntimeException e) {
             // A failed start must end the process (some library threads are not daemons), so a supervisor sees it.
             System.exit(1);
         }
+    }
+
+    /**
+     * The one line a start without the launcher ({@code ./checkout}, docs/operations.md) logs: which of its JVM options
+     * (class-data archive, compiler directives) this JVM runs without; null when started by the launcher (it says
+     * itself what it falls back from) or with both.
+     */
+    static String missingOptions(List<String> jvmArguments, boolean launcher) {
+        if (launcher) {
+            return null;
+        }
+        List<String> missing = new ArrayList<>();
+        if (jvmArguments.stream().noneMatch(a -> a.startsWith("-XX:SharedArchiveFile="))) {
+            missing.add("the class-data archive (a slower start)");
+        }
+        if (jvmArguments.stream().noneMatch(a -> a.startsWith("-XX:CompilerDirectivesFile="))) {
+            missing.add("the compiler directives (slower work just after the start)");
+        }
+        return missing.isEmpty() ? null
+                : "Started without ./checkout (the launcher), so without " + String.join(" and ", missing);
     }
 
     /** The embedded PostgreSQL the replay command starts on a data directory no server is running on. */

@@ -212,7 +212,7 @@ public class HttpPaymentProvider implements PaymentProvider {
             // Checked before HttpTimeoutException, its superclass: no connection, so no request.
             return new Exchange(Delivery.NOT_DELIVERED, 0, null, "connect timeout: " + e.getMessage());
         } catch (ConnectException e) {
-            return new Exchange(Delivery.NOT_DELIVERED, 0, null, "connection refused: " + e.getMessage());
+            return new Exchange(Delivery.NOT_DELIVERED, 0, null, connectFailure(request.uri(), e));
         } catch (HttpTimeoutException e) {
             return new Exchange(Delivery.MAYBE_DELIVERED, 0, null, "no answer within " + requestTimeout);
         } catch (IOException e) {
@@ -222,6 +222,20 @@ public class HttpPaymentProvider implements PaymentProvider {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while calling the payment provider", e);
         }
+    }
+
+    /**
+     * What a failed connection says: the host and port, and an unknown host (a placeholder URL) as such; the JDK's
+     * own message is null for an unresolved host.
+     */
+    static String connectFailure(URI uri, ConnectException e) {
+        String where = uri.getHost() + (uri.getPort() > 0 ? ":" + uri.getPort() : "");
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof java.nio.channels.UnresolvedAddressException || t instanceof java.net.UnknownHostException) {
+                return "cannot connect to " + where + ": unknown host (checkout.payments.provider-url)";
+            }
+        }
+        return "cannot connect to " + where + ": " + (e.getMessage() == null ? "connection refused" : e.getMessage());
     }
 
     private static <T> T parse(String body, Class<T> type) {

@@ -24,6 +24,9 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
     /** The superuser's password, generated on first start; beside the data directory, readable by its owner only. */
     static final String CREDENTIALS_FILE_SUFFIX = ".password";
 
+    /** The embedded server's connection limit (several nodes and the tests' pools share one server). */
+    static final String MAX_CONNECTIONS = "300";
+
     /** Every connection, local socket or TCP, proves the password: no {@code trust} line survives a start. */
     static final String PG_HBA = """
             # Written by the checkout orchestrator at every start of its embedded PostgreSQL: password (SCRAM) only.
@@ -67,7 +70,7 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
                     .setServerConfig("password_encryption", "scram-sha-256")
                     .setServerConfig("synchronous_commit", "on")
                     .setServerConfig("fsync", "on")
-                    .setServerConfig("max_connections", "300")
+                    .setServerConfig("max_connections", MAX_CONNECTIONS)
                     .setPGStartupWait(Duration.ofSeconds(60))
                     .setRegisterShutdownHook(stopOnJvmExit)
                     .start();
@@ -129,6 +132,9 @@ public final class EmbeddedPostgresServer implements AutoCloseable {
             st.execute("SET password_encryption = 'scram-sha-256'");
             st.execute("ALTER ROLE postgres PASSWORD '" + password + "'"); // [A-Za-z0-9_-] only: nothing to quote
             Files.writeString(hba, PG_HBA);
+            // the reload rereads postgresql.conf: it must hold the max_connections the server started with, or
+            // PostgreSQL logs that the file "contains errors" (a setting that needs a restart)
+            st.execute("ALTER SYSTEM SET max_connections = " + MAX_CONNECTIONS);
             st.execute("SELECT pg_reload_conf()");
         }
     }

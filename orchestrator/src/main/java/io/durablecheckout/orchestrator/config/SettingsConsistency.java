@@ -86,6 +86,7 @@ public class SettingsConsistency implements BeanFactoryPostProcessor, Environmen
                     + " checkout.processing.claim-timeout (" + claimTimeout + "): a processor's claims would lapse"
                     + " before it extends them, and another node would take over segments that are alive");
         }
+        problems.addAll(io.durablecheckout.orchestrator.http.TrustedProxies.problems(env));
         return problems;
     }
 

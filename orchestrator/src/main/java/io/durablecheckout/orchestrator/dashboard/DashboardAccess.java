@@ -34,10 +34,7 @@ public class DashboardAccess {
                     "The dashboard needs an operator signed in at /login");
         }
         Caller caller = principal.caller();
-        boolean active = apiKeys.find(caller.keyId()).filter(k -> k.revokedAt() == null)
-                .filter(k -> k.expiresAt() == null || Instant.parse(k.expiresAt()).isAfter(Instant.now()))
-                .isPresent();
-        if (!active) {
+        if (!keyActive(caller)) {
             request.getSession().invalidate();
             throw new ApiProblemException(HttpStatus.UNAUTHORIZED, "unauthorized", "Sign in again",
                     "The key this session was opened with has been revoked or has expired");
@@ -48,6 +45,13 @@ public class DashboardAccess {
                     "The dashboard is for operators");
         }
         return new Operator(caller.tenantId(), repair, caller);
+    }
+
+    /** Whether the key a session was opened with is still neither revoked nor expired. */
+    public boolean keyActive(Caller caller) {
+        return apiKeys.find(caller.keyId()).filter(k -> k.revokedAt() == null)
+                .filter(k -> k.expiresAt() == null || Instant.parse(k.expiresAt()).isAfter(Instant.now()))
+                .isPresent();
     }
 
     public Operator repairer(HttpServletRequest request) {

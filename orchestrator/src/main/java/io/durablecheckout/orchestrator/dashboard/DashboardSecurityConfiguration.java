@@ -17,6 +17,9 @@ import org.springframework.security.authentication.ProviderManager;
 import org.springframework.security.authentication.UsernamePasswordAuthenticationToken;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.core.Authentication;
+import org.springframework.security.core.context.SecurityContextHolder;
+import org.springframework.security.web.access.intercept.AuthorizationFilter;
+import jakarta.servlet.http.HttpSession;
 import org.springframework.security.core.authority.SimpleGrantedAuthority;
 import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.security.web.authentication.SimpleUrlAuthenticationFailureHandler;
@@ -58,8 +61,8 @@ public class DashboardSecurityConfiguration {
 
     @Bean
     @Order(DASHBOARD_CHAIN_ORDER)
-    public SecurityFilterChain dashboardChain(HttpSecurity http, ApiKeys apiKeys, FailedAuthenticationThrottle throttle)
-            throws Exception {
+    public SecurityFilterChain dashboardChain(HttpSecurity http, ApiKeys apiKeys, FailedAuthenticationThrottle throttle,
+                                              DashboardAccess access) throws Exception {
         PathPatternRequestMatcher.Builder path = PathPatternRequestMatcher.withDefaults();
         RequestMatcher signIn = path.matcher(HttpMethod.POST, "/login");
         SimpleUrlAuthenticationFailureHandler backToForm = new SimpleUrlAuthenticationFailureHandler("/login?error");
@@ -79,6 +82,19 @@ public class DashboardSecurityConfiguration {
                         chain.doFilter(request, response);
                     }
                 }, UsernamePasswordAuthenticationFilter.class)
+                // Every request of a session, not only the dashboard's own endpoints (Swagger UI and the OpenAPI
+                // document too): the key it was opened with is looked up again; revoked or expired, the session ends
+                // and the request goes on unauthenticated (401 for the JSON endpoints, the sign-in page for pages).
+                .addFilterBefore((request, response, chain) -> {
+                    Authentication auth = SecurityContextHolder.getContext().getAuthentication();
+                    if (auth != null && auth.getPrincipal() instanceof OperatorPrincipal principal
+                            && !access.keyActive(principal.caller())) {
+                        HttpSession session = ((HttpServletRequest) request).getSession(false);
+                        if (session != null) session.invalidate();
+                        SecurityContextHolder.clearContext();
+                    }
+                    chain.doFilter(request, response);
+                }, AuthorizationFilter.class)
                 .formLogin(f -> f.loginPage("/login").loginProcessingUrl("/login")
                         .defaultSuccessUrl("/dashboard", true)
                         .failureHandler((request, response, failure) -> {
@@ -94,7 +110,8 @@ public class DashboardSecurityConfiguration {
                 .exceptionHandling(e -> e.defaultAuthenticationEntryPointFor((request, response, ex) ->
                                 Problems.write(response, HttpStatus.UNAUTHORIZED, "unauthorized", "Sign in",
                                         "The dashboard needs an operator signed in at /login", request.getRequestURI()),
-                        path.matcher("/dashboard/api/**")))
+                        new OrRequestMatcher(path.matcher("/dashboard/api/**"), path.matcher("/v3/api-docs"),
+                                path.matcher("/v3/api-docs/**"))))
                 .authorizeHttpRequests(a -> a
                         .requestMatchers("/login", "/dashboard/dashboard.css").permitAll()
                         .requestMatchers(path.matcher(HttpMethod.POST, "/dashboard/api/**"))

@@ -17,7 +17,8 @@ import java.util.Map;
 
 /**
  * Metrics read from the durable state when Prometheus scrapes (at most once a second), so they are the same on every
- * node and survive restarts: checkouts in flight by state, the age of the oldest one in each state, duplicate
+ * node and survive restarts: checkouts in flight by state, the age of the oldest one in each state, how far the most
+ * overdue one is past its next deadline, duplicate
  * provider notifications ignored, and events parked in the dead-letter queues. The event-driven counters (started, finished, leases, lookups, time in state) are
  * counted by CheckoutSummaryProjection.
  */
@@ -29,10 +30,10 @@ public class DomainMetrics {
 
     private final JdbcTemplate jdbc;
     private final Clock clock;
-    private volatile Snapshot snapshot = new Snapshot(Instant.EPOCH, Map.of(), Map.of(), 0, Map.of());
+    private volatile Snapshot snapshot = new Snapshot(Instant.EPOCH, Map.of(), Map.of(), Map.of(), 0, Map.of());
 
     private record Snapshot(Instant takenAt, Map<String, Long> inFlight, Map<String, Double> oldestSeconds,
-                            long duplicateNotifications, Map<String, Long> parked) {
+                            Map<String, Double> overdueSeconds, long duplicateNotifications, Map<String, Long> parked) {
     }
 
     public DomainMetrics(JdbcTemplate jdbc, Clock clock, MeterRegistry meters) {
@@ -49,6 +50,9 @@ public class DomainMetrics {
             Gauge.builder("checkout.state.oldest", this, m -> m.fresh().oldestSeconds.getOrDefault(name, 0.0))
                     .description("seconds the longest-waiting checkout has been in this state").baseUnit("seconds")
                     .tag("state", name).register(meters);
+            Gauge.builder("checkout.deadline.overdue", this, m -> m.fresh().overdueSeconds.getOrDefault(name, 0.0))
+                    .description("seconds the most overdue checkout in this state is past its next deadline")
+                    .baseUnit("seconds").tag("state", name).register(meters);
         }
         for (String processor : ParkedEvents.DEAD_LETTERED) {
             Gauge.builder("checkout.dead.letters", this, m -> m.fresh().parked.getOrDefault(processor, 0L))
@@ -72,21 +76,26 @@ public class DomainMetrics {
             }
             Map<String, Long> inFlight = new HashMap<>();
             Map<String, Double> oldest = new HashMap<>();
-            jdbc.query("SELECT state, count(*), min(state_entered_at) FROM checkout_summary WHERE NOT terminal "
-                    + "GROUP BY state", rs -> {
+            Map<String, Double> overdue = new HashMap<>();
+            jdbc.query("SELECT state, count(*), min(state_entered_at), min(next_deadline) FROM checkout_summary "
+                    + "WHERE NOT terminal GROUP BY state", rs -> {
                 inFlight.put(rs.getString(1), rs.getLong(2));
-                java.sql.Timestamp since = rs.getTimestamp(3);
-                oldest.put(rs.getString(1), since == null ? 0.0
-                        : Math.max(0, Duration.between(since.toInstant(), now).toMillis() / 1000.0));
+                oldest.put(rs.getString(1), secondsSince(rs.getTimestamp(3), now));
+                overdue.put(rs.getString(1), secondsSince(rs.getTimestamp(4), now));
             });
             Long duplicates = jdbc.queryForObject(
                     "SELECT coalesce(sum(deliveries - 1), 0) FROM provider_notifications", Long.class);
             Map<String, Long> parked = new HashMap<>();
             jdbc.query("SELECT processinggroup, count(*) FROM deadletterentry GROUP BY 1",
                     rs -> { parked.put(rs.getString(1), rs.getLong(2)); });
-            snapshot = new Snapshot(now, Map.copyOf(inFlight), Map.copyOf(oldest), duplicates == null ? 0 : duplicates,
+            snapshot = new Snapshot(now, Map.copyOf(inFlight), Map.copyOf(oldest), Map.copyOf(overdue), duplicates == null ? 0 : duplicates,
                     Map.copyOf(parked));
             return snapshot;
         }
+    }
+
+    /** Seconds from {@code since} to now, 0 when there is none or it is still ahead. */
+    private static double secondsSince(java.sql.Timestamp since, Instant now) {
+        return since == null ? 0.0 : Math.max(0, Duration.between(since.toInstant(), now).toMillis() / 1000.0);
     }
 }

@@ -41,9 +41,9 @@ import java.util.function.Function;
 public final class ReplayCommand {
 
     static final String USAGE = """
-            usage: java -jar checkout-orchestrator.jar replay (--checkout ID | --file BUNDLE | --all [--since T])
-                                                            [--threads N] [--show N] [database]
-                   java -jar checkout-orchestrator.jar export --checkout ID [--out FILE] [database]
+            usage: ./checkout replay (--checkout ID | --file BUNDLE | --all [--since T])
+                                     [--threads N] [--show N] [database]
+                   ./checkout export --checkout ID [--out FILE] [database]
               database: --jdbc-url URL [--jdbc-user USER] [--jdbc-password PASSWORD]
                         | --data-dir DIR   the embedded database (default ./data; a running orchestrator's is
                                            read through its own server)

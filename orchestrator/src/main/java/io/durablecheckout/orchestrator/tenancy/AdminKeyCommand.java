@@ -34,8 +34,8 @@ public final class AdminKeyCommand {
     public static final String NAME = "create-admin-key";
 
     static final String USAGE = """
-            usage: java -jar checkout-orchestrator.jar create-admin-key [--label TEXT]
-                                                       [--jdbc-url URL [--jdbc-user USER] [--jdbc-password PASSWORD]]
+            usage: ./checkout create-admin-key [--label TEXT]
+                                               [--jdbc-url URL [--jdbc-user USER] [--jdbc-password PASSWORD]]
               the database: SPRING_DATASOURCE_URL, SPRING_DATASOURCE_USERNAME, SPRING_DATASOURCE_PASSWORD (as the
               production start reads them) unless given as options
             exit code: 0 created (the key is printed once, alone on stdout), 1 refused (an active admin key exists),
@@ -139,6 +139,12 @@ public final class AdminKeyCommand {
                 List.of("label", "jdbc-url", "jdbc-user", "jdbc-password"));
         if (options.containsKey("label") && options.get("label").isBlank()) {
             throw new IllegalArgumentException("--label must not be blank");
+        }
+        // as the admin API's label: it reaches audit_log, the key list and log lines
+        if (options.containsKey("label") && (options.get("label").length() > 100
+                || !io.durablecheckout.orchestrator.http.TextLimits.printable(options.get("label")))) {
+            throw new IllegalArgumentException("--label: at most 100 printable characters (no control characters, "
+                    + "no line breaks)");
         }
         return options;
     }

@@ -32,8 +32,11 @@ public class ApiKeys {
         this.jdbc = jdbc;
     }
 
-    /** A key as the admin API shows it; {@code key} is present only in the answer that issued it. */
-    public record KeyInfo(String keyId, String tenantId, String roles, String label, String createdAt,
+    /**
+     * A key as the admin API shows it; {@code key} is present only in the answer that issued it; {@code roles} an
+     * array of role codes, as a key is created with.
+     */
+    public record KeyInfo(String keyId, String tenantId, List<String> roles, String label, String createdAt,
                           String expiresAt, String revokedAt, String key) {
     }
 
@@ -65,14 +68,29 @@ public class ApiKeys {
                 k.expiresAt(), k.revokedAt(), key)).orElseThrow();
     }
 
-    /** A new key with the same tenant, roles and label; the old one keeps working for {@code overlap}. */
+    /**
+     * A new key with the same tenant, roles and label; the old one keeps working for {@code overlap}. Only a live key
+     * (neither revoked nor expired) is rotated, else empty: an expired key must not turn into a live one. Call in a
+     * transaction: the old key's row is locked until it commits, so two rotations of one key do not both succeed.
+     */
     public Optional<KeyInfo> rotate(String keyId, Duration overlap, String actor) {
-        Optional<KeyInfo> old = find(keyId).filter(k -> k.revokedAt() == null);
+        Optional<KeyInfo> old = jdbc.query("SELECT * FROM api_keys k WHERE k.key_id = ? AND " + ACTIVE
+                + " FOR UPDATE", (rs, i) -> info(rs), keyId).stream().findFirst();
         if (old.isEmpty()) return Optional.empty();
-        KeyInfo fresh = issue(old.get().tenantId(), Caller.Role.parse(old.get().roles()), old.get().label(), actor);
+        Set<Caller.Role> roles = java.util.EnumSet.noneOf(Caller.Role.class);
+        old.get().roles().forEach(code -> roles.add(Caller.Role.ofCode(code)));
+        KeyInfo fresh = issue(old.get().tenantId(), roles, old.get().label(), actor);
         jdbc.update("UPDATE api_keys SET expires_at = LEAST(coalesce(expires_at, 'infinity'), now() + make_interval(secs => ?)) "
                 + "WHERE key_id = ?", (double) overlap.toSeconds(), keyId);
         return Optional.of(fresh);
+    }
+
+    /** The roles of an account's keys that are not revoked (expired ones included). */
+    public Set<Caller.Role> rolesOfUnrevokedKeys(String tenantId) {
+        Set<Caller.Role> roles = java.util.EnumSet.noneOf(Caller.Role.class);
+        jdbc.queryForList("SELECT roles FROM api_keys WHERE tenant_id = ? AND revoked_at IS NULL", String.class,
+                tenantId).forEach(codes -> roles.addAll(Caller.Role.parse(codes)));
+        return roles;
     }
 
     /** True when the key was active and is now revoked. */
@@ -90,29 +108,77 @@ public class ApiKeys {
                 tenantId);
     }
 
+    /** Who changes keys at a start, in audit_log and in {@code created_by} / {@code revoked_by}. */
+    public static final String CONFIGURATION = "configuration";
+
     /**
-     * Makes {@code apiKey} the one active key labelled {@code label} (a demo key): any other active key with that
-     * label is revoked, so changing a configured demo key revokes the old one. A null key revokes them all.
+     * Makes {@code apiKey} the configured key labelled {@code label} (a demo key) and records every change in
+     * {@code audit_log} (actor {@code configuration}, the given reason). The key is created if it is new, and any other
+     * active key of the label that configuration made (not a rotation's replacement, which an admin issued) is
+     * revoked, so changing a configured demo key revokes the old one. A key that an admin revoked or rotated
+     * (revoked by someone else than configuration, or given an expiry) is left as it is, and nothing else of its label
+     * is touched: a restart never undoes an admin's revocation or rotation, nor revokes the rotation's replacement. A
+     * key that configuration itself revoked (the demo was off) is active again. A null key revokes every active key of
+     * the label.
+     *
+     * @return the actions recorded, e.g. {@code key.create key:key_…}, for the start-up log
      */
-    public void ensureLabelledKey(String tenantId, String tenantName, String label, String apiKey, Set<Caller.Role> roles) {
+    public List<String> ensureLabelledKey(String tenantId, String tenantName, String label, String apiKey,
+                                          Set<Caller.Role> roles, AuditLog audit, String reason) {
+        List<String> done = new java.util.ArrayList<>();
         if (apiKey == null) {
-            jdbc.update("UPDATE api_keys SET revoked_at = now(), revoked_by = 'configuration' "
-                    + "WHERE label = ? AND revoked_at IS NULL", label);
-            return;
+            revokeByConfiguration("label = ?", List.of(label), audit, reason, done);
+            return done;
         }
-        createTenant(tenantId, tenantName);
+        if (createTenant(tenantId, tenantName)) {
+            audit.record(CONFIGURATION, "tenant.create", "tenant:" + tenantId, reason, tenantName);
+            done.add("tenant.create tenant:" + tenantId);
+        }
         String hash = sha256(apiKey);
-        jdbc.update("UPDATE api_keys SET revoked_at = now(), revoked_by = 'configuration' "
-                + "WHERE label = ? AND revoked_at IS NULL AND key_sha256 <> ?", label, hash);
-        jdbc.update("INSERT INTO api_keys (key_id, tenant_id, key_sha256, roles, label, created_by) "
-                        + "VALUES (?, ?, ?, ?, ?, 'configuration') ON CONFLICT (key_sha256) DO UPDATE "
-                        + "SET revoked_at = NULL, revoked_by = NULL, expires_at = NULL, roles = EXCLUDED.roles, "
-                        + "tenant_id = EXCLUDED.tenant_id, label = EXCLUDED.label",
-                "key_" + hash.substring(0, 16), tenantId, hash, Caller.Role.format(roles), label);
+        String keyId = "key_" + hash.substring(0, 16);
+        List<java.util.Map<String, Object>> rows = jdbc.queryForList(
+                "SELECT key_id, revoked_by, expires_at FROM api_keys WHERE key_sha256 = ?", hash);
+        if (!rows.isEmpty()) {
+            java.util.Map<String, Object> row = rows.get(0);
+            Object revokedBy = row.get("revoked_by");
+            if ((revokedBy != null && !CONFIGURATION.equals(revokedBy)) || row.get("expires_at") != null) {
+                done.add("kept " + row.get("key_id") + " (" + (revokedBy != null ? "revoked by " + revokedBy
+                        : "rotated: expires " + row.get("expires_at")) + ")");
+                return done; // an admin's decision: neither undone nor overruled for the rest of the label
+            }
+            if (jdbc.update("UPDATE api_keys SET revoked_at = NULL, revoked_by = NULL WHERE key_sha256 = ? "
+                    + "AND revoked_by = ?", hash, CONFIGURATION) == 1) {
+                audit.record(CONFIGURATION, "key.reactivate", "key:" + row.get("key_id"), reason,
+                        "label=" + label);
+                done.add("key.reactivate key:" + row.get("key_id"));
+            }
+        } else if (jdbc.update("INSERT INTO api_keys (key_id, tenant_id, key_sha256, roles, label, created_by) "
+                        + "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                keyId, tenantId, hash, Caller.Role.format(roles), label, CONFIGURATION) == 1) {
+            audit.record(CONFIGURATION, "key.create", "key:" + keyId, reason,
+                    "tenant=" + tenantId + " roles=" + Caller.Role.format(roles) + " label=" + label);
+            done.add("key.create key:" + keyId);
+        }
+        revokeByConfiguration("label = ? AND key_sha256 <> ? AND created_by IN ('configuration', 'migration')",
+                List.of(label, hash), audit, "replaced by the configured key: " + reason, done);
+        return done;
+    }
+
+    private void revokeByConfiguration(String where, List<Object> args, AuditLog audit, String reason,
+                                       List<String> done) {
+        List<Object> all = new java.util.ArrayList<>();
+        all.add(CONFIGURATION);
+        all.addAll(args);
+        for (String revoked : jdbc.queryForList("UPDATE api_keys SET revoked_at = now(), revoked_by = ? WHERE "
+                + where + " AND revoked_at IS NULL RETURNING key_id", String.class, all.toArray())) {
+            audit.record(CONFIGURATION, "key.revoke", "key:" + revoked, reason, null);
+            done.add("key.revoke key:" + revoked);
+        }
     }
 
     private static KeyInfo info(java.sql.ResultSet rs) throws java.sql.SQLException {
-        return new KeyInfo(rs.getString("key_id"), rs.getString("tenant_id"), rs.getString("roles"),
+        return new KeyInfo(rs.getString("key_id"), rs.getString("tenant_id"),
+                Caller.Role.parse(rs.getString("roles")).stream().sorted().map(Caller.Role::code).toList(),
                 rs.getString("label"), str(rs.getTimestamp("created_at")), str(rs.getTimestamp("expires_at")),
                 str(rs.getTimestamp("revoked_at")), null);
     }

@@ -21,8 +21,13 @@ public class AuditLog {
     }
 
     public void record(Caller actor, String action, String target, String reason, String details) {
+        record(actor.actor(), action, target, reason, details);
+    }
+
+    /** For changes nobody's key made: {@code configuration} at a start ({@link ApiKeys#CONFIGURATION}). */
+    public void record(String actor, String action, String target, String reason, String details) {
         jdbc.update("INSERT INTO audit_log (actor, action, target, reason, details) VALUES (?, ?, ?, ?, ?)",
-                actor.actor(), action, target, reason, details);
+                actor, action, target, reason, details);
     }
 
     public List<Map<String, Object>> about(String target) {

@@ -22,8 +22,10 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Failed sign-ins (dashboard form) and failed bearer keys, counted per source (the request's remote address, which is
- * the client's only where {@code server.forward-headers-strategy} trusts the proxy in front). A source's window opens
+ * Failed sign-ins (dashboard form) and failed bearer keys, counted per source: the request's remote address (the
+ * client's only where {@code checkout.security.trusted-proxies} names the proxy in front, TrustedProxies), widened to
+ * its network prefix ({@code ipv6-prefix}, default /64: one host gets a whole /64; {@code ipv4-prefix}, default /32,
+ * e.g. 24 for a /24 per source). A source's window opens
  * at its first failure and lasts {@code window}; from its {@code max-failures}-th failure until the window ends, every
  * request of that source that presents credentials is refused with 429 and {@code Retry-After}, the right key too (so
  * a guesser learns nothing from a hit), and a success does not shorten it (a guesser with one valid key of its own
@@ -47,10 +49,19 @@ public class FailedAuthenticationThrottle {
      * @param window         how long a source's window lasts from its first failure (default 15 minutes)
      * @param maxSources     most sources tracked at once (default 10,000)
      * @param exemptSources  addresses never counted nor refused (default none): a monitoring probe, never a proxy
+     * @param ipv4Prefix     an IPv4 source is its address's first this many bits (default 32: the address)
+     * @param ipv6Prefix     an IPv6 source is its address's first this many bits (default 64: one host's usual share)
      */
     @ConfigurationProperties("checkout.security.failed-authentication")
-    public record Properties(Integer maxFailures, Duration window, Integer maxSources, List<String> exemptSources) {
+    public record Properties(Integer maxFailures, Duration window, Integer maxSources, List<String> exemptSources,
+                             Integer ipv4Prefix, Integer ipv6Prefix) {
         public Properties {
+            ipv4Prefix = ipv4Prefix != null ? ipv4Prefix : 32;
+            ipv6Prefix = ipv6Prefix != null ? ipv6Prefix : 64;
+            if (ipv4Prefix < 8 || ipv4Prefix > 32 || ipv6Prefix < 16 || ipv6Prefix > 128) {
+                throw new IllegalArgumentException("checkout.security.failed-authentication: ipv4-prefix 8 to 32 and "
+                        + "ipv6-prefix 16 to 128 expected");
+            }
             maxFailures = maxFailures != null ? maxFailures : 20;
             window = window != null ? window : Duration.ofMinutes(15);
             maxSources = maxSources != null ? maxSources : 10_000;
@@ -71,6 +82,8 @@ public class FailedAuthenticationThrottle {
     private final Duration window;
     private final int maxSources;
     private final Set<String> exempt;
+    private final int ipv4Prefix;
+    private final int ipv6Prefix;
     private final Map<String, Window> windows = new ConcurrentHashMap<>();
 
     public FailedAuthenticationThrottle(Clock clock, Properties properties) {
@@ -78,6 +91,8 @@ public class FailedAuthenticationThrottle {
         this.maxFailures = properties.maxFailures();
         this.window = properties.window();
         this.maxSources = properties.maxSources();
+        this.ipv4Prefix = properties.ipv4Prefix();
+        this.ipv6Prefix = properties.ipv6Prefix();
         this.exempt = new HashSet<>();
         for (String source : properties.exemptSources()) {
             exempt.add(normalize(source));
@@ -85,17 +100,18 @@ public class FailedAuthenticationThrottle {
     }
 
     /** Seconds until this source may try again, or 0 when it may now. */
-    public long lockedFor(String source) {
-        if (maxFailures == 0 || source == null) return 0;
-        Window w = windows.get(source);
+    public long lockedFor(String address) {
+        if (maxFailures == 0 || address == null) return 0;
+        Window w = windows.get(source(address));
         if (w == null || w.failures() < maxFailures) return 0;
         long millis = Duration.between(clock.instant(), w.opened().plus(window)).toMillis();
         return millis <= 0 ? 0 : (millis + 999) / 1000;
     }
 
     /** Counts one failure of this source and logs it; {@code what} names what failed, never the credential. */
-    public void failed(String source, String what) {
-        if (maxFailures == 0 || source == null || exempt.contains(source)) return;
+    public void failed(String address, String what) {
+        if (maxFailures == 0 || address == null || exempt.contains(address)) return;
+        String source = source(address);
         Instant now = clock.instant();
         if (!windows.containsKey(source) && windows.size() >= maxSources) {
             evict(now);
@@ -135,6 +151,46 @@ public class FailedAuthenticationThrottle {
             windows.entrySet().stream().min(Map.Entry.comparingByValue(
                             (a, b) -> a.opened().compareTo(b.opened())))
                     .ifPresent(oldest -> windows.remove(oldest.getKey(), oldest.getValue()));
+        }
+    }
+
+    /**
+     * The source an address counts against: an IPv4 address as it is (or its network, {@code a.b.c.0/24}, with a
+     * shorter {@code ipv4-prefix}), an IPv6 address its network ({@code 2001:db8:0:1:0:0:0:0/64}); anything that is
+     * not an address literal as given (never resolved).
+     */
+    String source(String address) {
+        byte[] bytes = literal(address);
+        if (bytes == null) return address;
+        int prefix = bytes.length == 4 ? ipv4Prefix : ipv6Prefix;
+        if (prefix == bytes.length * 8) return address;
+        for (int bit = prefix; bit < bytes.length * 8; bit++) {
+            bytes[bit / 8] &= (byte) ~(0x80 >>> (bit % 8));
+        }
+        try {
+            return InetAddress.getByAddress(bytes).getHostAddress() + "/" + prefix;
+        } catch (UnknownHostException e) {
+            return address; // not reached: 4 or 16 bytes
+        }
+    }
+
+    /** The address's bytes if it is an IPv4 or IPv6 literal, else null; no name is ever looked up. */
+    private static byte[] literal(String address) {
+        if (address.matches("\\d{1,3}(\\.\\d{1,3}){3}")) {
+            byte[] b = new byte[4];
+            String[] parts = address.split("\\.");
+            for (int i = 0; i < 4; i++) {
+                int v = Integer.parseInt(parts[i]);
+                if (v > 255) return null;
+                b[i] = (byte) v;
+            }
+            return b;
+        }
+        if (address.indexOf(':') < 0) return null;
+        try {
+            return InetAddress.getByName(address).getAddress(); // with a colon: parsed as a literal, never resolved
+        } catch (UnknownHostException e) {
+            return null;
         }
     }
 

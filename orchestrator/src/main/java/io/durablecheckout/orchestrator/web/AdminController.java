@@ -122,10 +122,11 @@ public class AdminController {
         String label = body == null ? null : TextLimits.text(body.label(), "label", 100, false, errors);
         String reason = body == null ? TextLimits.reason(null, errors) : TextLimits.reason(body.reason(), errors);
         invalidIf(errors);
+        refuseMixedRoles(tenantId, roles);
         ApiKeys.KeyInfo issued = transactions.execute(tx -> {
             ApiKeys.KeyInfo key = apiKeys.issue(tenantId, roles, label, caller.actor());
             audit.record(caller, "key.issue", "key:" + key.keyId(), reason,
-                    "tenant=" + tenantId + " roles=" + key.roles());
+                    "tenant=" + tenantId + " roles=" + String.join(",", key.roles()) + " label=" + label);
             return key;
         });
         return ResponseEntity.status(HttpStatus.CREATED).body(issued);
@@ -209,8 +210,12 @@ public class AdminController {
                     return key;
                 }).orElse(null));
         if (fresh == null) {
-            throw new ApiProblemException(HttpStatus.CONFLICT, "key-revoked", "Key revoked",
-                    "Key " + keyId + " is revoked: issue a new one instead");
+            if (apiKeys.find(keyId).map(ApiKeys.KeyInfo::revokedAt).isPresent()) {
+                throw new ApiProblemException(HttpStatus.CONFLICT, "key-revoked", "Key revoked",
+                        "Key " + keyId + " is revoked: issue a new one instead");
+            }
+            throw new ApiProblemException(HttpStatus.CONFLICT, "key-expired", "Key expired",
+                    "Key " + keyId + " has expired: issue a new one instead (only a live key is rotated)");
         }
         return ResponseEntity.status(HttpStatus.CREATED).body(fresh);
     }
@@ -229,6 +234,33 @@ public class AdminController {
             }
         });
         return apiKeys.find(keyId).orElseThrow();
+    }
+
+    /**
+     * docs/decisions.md 94: an account is a merchant's (keys with {@code tenant}) or staff's (operator and admin roles),
+     * never both, and so is each key: a merchant's key that reads every tenant's checkouts or issues keys would be a
+     * merchant with staff powers. 422 problem+json naming the roles; nothing is issued.
+     */
+    private void refuseMixedRoles(String tenantId, Set<Caller.Role> roles) {
+        boolean merchant = roles.contains(Caller.Role.TENANT);
+        boolean staff = roles.stream().anyMatch(r -> r != Caller.Role.TENANT);
+        String problem = null;
+        if (merchant && staff) {
+            problem = "roles: 'tenant' cannot be combined with operator-read, operator-repair or admin in one key";
+        } else {
+            Set<Caller.Role> held = apiKeys.rolesOfUnrevokedKeys(tenantId);
+            if (merchant && held.stream().anyMatch(r -> r != Caller.Role.TENANT)) {
+                problem = "roles: account " + tenantId + " holds operator or admin keys; 'tenant' keys go on a "
+                        + "merchant's account";
+            } else if (staff && held.contains(Caller.Role.TENANT)) {
+                problem = "roles: account " + tenantId + " is a merchant's (it holds 'tenant' keys); operator and "
+                        + "admin keys go on the operators' or administrators' account";
+            }
+        }
+        if (problem != null) {
+            throw new ApiProblemException(HttpStatus.UNPROCESSABLE_CONTENT, "mixed-roles", "Roles cannot be mixed",
+                    "A key and its account are either a merchant's or staff's, never both", List.of(problem));
+        }
     }
 
     private void knownTenant(String tenantId) {

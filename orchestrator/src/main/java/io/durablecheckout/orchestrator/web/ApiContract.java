@@ -60,6 +60,9 @@ public class ApiContract implements OpenApiCustomizer {
 
     @Override
     public void customise(OpenAPI api) {
+        // the document's own name and the API's version (its paths are /api/v1), not springdoc's placeholders
+        api.info(new io.swagger.v3.oas.models.info.Info().title("Durable checkout orchestrator API").version("v1")
+                .description("Checkouts, their histories and repairs; RFC 9457 problems (README, docs/operations.md)"));
         Schema<?> problem = new ObjectSchema()
                 .addProperty("type", new StringSchema().format("uri-reference"))
                 .addProperty("title", new StringSchema())
@@ -134,6 +137,10 @@ public class ApiContract implements OpenApiCustomizer {
         }
         if (method == PathItem.HttpMethod.POST && path.equals("/api/v1/checkouts")) {
             errors.put("422", "An Idempotency-Key reused with another body, or an unknown SKU");
+        }
+        if (method == PathItem.HttpMethod.POST && path.equals("/api/v1/admin/tenants/{tenantId}/keys")) {
+            errors.put("422", "Roles that mix a merchant's (tenant) with staff's (operator, admin), in the key or "
+                    + "its account");
         }
         errors.forEach((status, description) -> ordered.put(status, new ApiResponse().description(description)
                 .content(new Content().addMediaType(PROBLEM_JSON,

@@ -24,6 +24,7 @@ import java.util.stream.IntStream;
 
 import static io.durablecheckout.orchestrator.it.support.HttpApi.checkoutBody;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /** The product as a client uses it: over HTTP, on PostgreSQL, asserting on what is durably recorded. */
@@ -256,6 +257,18 @@ class CheckoutHttpIT extends IntegrationTestBase {
         assertThat(count("SELECT count(*) FROM simulator_authorizations WHERE operation_id LIKE ?", id + "/%")).isZero();
     }
 
+    /** The shared wait (HttpApi.awaitState) stops as soon as the checkout ended otherwise, not at its time limit. */
+    @Test
+    void waitingForAnOutcomeStopsWhenADifferentFinalOneIsReached() {
+        String id = api.startCheckout(key(), checkoutBody("SKU-0013", 1, 100, "tok_decline")).json().get("checkoutId")
+                .asText();
+        long started = System.nanoTime();
+        assertThatThrownBy(() -> api.awaitState(id, "completed", Duration.ofSeconds(60)))
+                .hasMessageContaining("reached a different final state than completed");
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(20));
+        assertThat(api.get("/api/v1/checkouts/" + id).json().get("state").asText()).isEqualTo("cancelled");
+    }
+
     @Test
     void theOpenApiDocumentIsServedToOperatorsOnly() {
         assertThat(api.send("GET", "/v3/api-docs", null, Map.of(), null).status()).isEqualTo(401);
@@ -265,12 +278,12 @@ class CheckoutHttpIT extends IntegrationTestBase {
         HttpApi.Response r = api.send("GET", "/v3/api-docs", HttpApi.OPERATOR_KEY, Map.of(), null);
         assertThat(r.status()).isEqualTo(200);
         assertThat(r.json().get("paths").has("/api/v1/checkouts")).isTrue();
+        assertThat(r.json().get("info").get("title").asText()).isEqualTo("Durable checkout orchestrator API");
+        assertThat(r.json().get("info").get("version").asText()).isEqualTo("v1");
     }
 
     JsonNode awaitState(String id, String state) {
-        return await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100)).until(
-                () -> api.get("/api/v1/checkouts/" + id), r -> r.status() == 200
-                        && state.equals(r.json().get("state").asText())).json();
+        return api.awaitState(id, state, Duration.ofSeconds(20));
     }
 
     static void assertProblem(HttpApi.Response r, int status, String type) {

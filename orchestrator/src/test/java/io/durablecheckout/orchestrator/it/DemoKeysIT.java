@@ -4,6 +4,7 @@ import io.durablecheckout.orchestrator.it.support.HttpApi;
 import io.durablecheckout.orchestrator.it.support.IntegrationTestBase;
 
 import io.durablecheckout.orchestrator.tenancy.ApiKeys;
+import io.durablecheckout.orchestrator.tenancy.AuditLog;
 import io.durablecheckout.orchestrator.tenancy.DemoKeys;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -23,6 +24,9 @@ class DemoKeysIT extends IntegrationTestBase {
 
     @Autowired
     DemoKeys demoKeys;
+
+    @Autowired
+    AuditLog audit;
 
     @Autowired
     Environment environment;
@@ -58,6 +62,6 @@ class DemoKeysIT extends IntegrationTestBase {
     }
 
     private void start(Environment configuration) {
-        new DemoKeys(apiKeys, configuration).afterSingletonsInstantiated();
+        new DemoKeys(apiKeys, audit, configuration).afterSingletonsInstantiated();
     }
 }

@@ -94,6 +94,29 @@ class DomainMetricsIT extends IntegrationTestBase {
         assertThat(after.has("checkout_dead_letters")).isTrue();
     }
 
+    /**
+     * checkout_deadline_overdue_seconds (issue 51, the CheckoutDeadlineOverdue alert): how far the most overdue
+     * checkout of a state is past its next deadline, 0 when none is. A summary row past its deadline by two minutes
+     * stands in for a checkout whose deadline nobody ran (no node up); removed afterwards.
+     */
+    @Test
+    void aCheckoutPastItsNextDeadlineIsShownAsOverdue() {
+        String id = "co_overdue-" + UUID.randomUUID();
+        assertThat(scrape().has("checkout_deadline_overdue_seconds", "state", "confirmed")).isTrue();
+        jdbc.update("INSERT INTO checkout_summary (checkout_id, tenant_id, state, version, terminal, next_deadline, view,"
+                + " created_at, updated_at, state_entered_at) VALUES (?, 'demo', 'confirmed', 0, false,"
+                + " now() - interval '120 seconds', '{}'::jsonb, now(), now(), now())", id);
+        try {
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(
+                    scrape().value("checkout_deadline_overdue_seconds", "state", "confirmed"))
+                    .isBetween(120.0, 150.0));
+        } finally {
+            jdbc.update("DELETE FROM checkout_summary WHERE checkout_id = ?", id);
+        }
+        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(
+                scrape().value("checkout_deadline_overdue_seconds", "state", "confirmed")).isLessThan(60.0));
+    }
+
     private Prometheus scrape() {
         // actuator needs an operator-read key (SecurityConfiguration.surfaceChain)
         HttpApi.Response r = api.send("GET", "/actuator/prometheus", HttpApi.OPERATOR_KEY, java.util.Map.of(), null);

@@ -88,8 +88,7 @@ class ExternalIntegrationsIT {
     @Test
     void aCompletedCheckoutsReceiptArrivesAtTheSmtpServerOnce() throws Exception {
         String id = startCheckout("bob@example.com");
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> count(
-                "SELECT count(*) FROM checkout_summary WHERE checkout_id = ? AND state = 'completed'", id) == 1);
+        api.awaitState(id, "completed", Duration.ofSeconds(60));
         List<MimeMessage> received = receivedFor(id + "/send-receipt");
         assertThat(received).hasSize(1);
         MimeMessage receipt = received.get(0);
@@ -118,8 +117,7 @@ class ExternalIntegrationsIT {
     @Test
     void aRecipientTheServerRefusesForGoodIsShownInTheCheckoutAndTheDashboard() {
         String id = startCheckout("refused@example.com");
-        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> count(
-                "SELECT count(*) FROM checkout_summary WHERE checkout_id = ? AND state = 'manual_review'", id) == 1);
+        api.awaitState(id, "manual_review", Duration.ofSeconds(60));
         HttpApi.Response view = api.send("GET", "/api/v1/checkouts/" + id, HttpApi.OPERATOR_KEY, java.util.Map.of(), null);
         assertThat(view.status()).isEqualTo(200);
         assertThat(view.json().path("manualReview").path("blockedStep").asText()).isEqualTo("send-receipt");
@@ -140,8 +138,7 @@ class ExternalIntegrationsIT {
     void aTimeoutAfterTheChargeIsUnknownAndTheLookupUnderTheOriginalOperationCompletesIt() throws Exception {
         String id = startCheckout("carol@example.com", StripeFake.SLOW_AFTER_CHARGE);
         String op = id + "/authorize-payment";
-        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> count(
-                "SELECT count(*) FROM checkout_summary WHERE checkout_id = ? AND state = 'completed'", id) == 1);
+        api.awaitState(id, "completed", Duration.ofSeconds(90));
         // the node gave up waiting, so the outcome was unknown, never declined; the lookup under the original
         // operation found the intent authorized: charged once, at Stripe, and no second intent
         assertThat(count("SELECT count(*) FROM domainevententry WHERE aggregateidentifier = ?"

@@ -1,5 +1,7 @@
 package io.durablecheckout.orchestrator.it;
 
+import io.durablecheckout.orchestrator.it.support.HttpApi;
+import io.durablecheckout.orchestrator.it.support.NodeProcess;
 import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 
@@ -61,6 +63,38 @@ class LogHygieneIT {
         }
         assertThat(lines).as("lines read from %s", logs).isPositive();
         assertThat(leaks).as("log lines with personal data, of %d lines in %d files", lines, logs.size()).isEmpty();
+    }
+
+    /**
+     * Issue 51: a fresh node's start logs no WARN or ERROR line (the user caused none), no vendor banner and no
+     * PostgreSQL complaint about its configuration file; read once the node answers healthy and its processors run.
+     */
+    @Test
+    void aFreshStartLogsNoWarningTheUserDidNotCause() throws Exception {
+        Path dataDir = Files.createTempDirectory(Path.of("target").toAbsolutePath(), "hygiene-pg-");
+        Path log = Path.of("target", "hygiene-fresh-node.log");
+        Files.deleteIfExists(log);
+        try (NodeProcess node = NodeProcess.start("hygiene-fresh-node", "",
+                List.of("--checkout.embedded-postgres.data-dir=" + dataDir))) {
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(
+                    () -> Files.readString(log, StandardCharsets.ISO_8859_1).contains("Started CheckoutApplication"));
+            HttpApi api = new HttpApi(node.port());
+            String id = api.startCheckout("hygiene-" + java.util.UUID.randomUUID(),
+                    HttpApi.checkoutBody("SKU-0400", 1, 1000, "tok_approve")).json().get("checkoutId").asText();
+            api.awaitState(id, "completed", java.time.Duration.ofSeconds(30));
+        }
+        List<String> lines = Files.readAllLines(log, StandardCharsets.ISO_8859_1);
+        assertThat(startNoise(lines)).as("lines of a fresh start and first checkout in " + log).isEmpty();
+        assertThat(startNoise(List.of("2026-12-07T01:43:06Z  WARN 1 --- [main] o.s.c.a.MergedAnnotation : x",
+                "## You have not configured AxonIQ Console.", "LOG:  configuration file \"d\" contains errors",
+                "2026-12-07T01:43:06Z  INFO 1 --- [main] ok"))).hasSize(3);
+    }
+
+    /** WARN and ERROR lines, the AxonIQ Console banner, PostgreSQL's configuration complaint. */
+    static List<String> startNoise(List<String> lines) {
+        Pattern level = Pattern.compile("^\\S+\\s+(WARN|ERROR)\\b");
+        return lines.stream().filter(l -> level.matcher(l).find() || l.contains("AxonIQ Console")
+                || l.contains("contains errors")).toList();
     }
 
     static List<String> leaks(List<String> lines) {

@@ -111,8 +111,6 @@ class ManualReviewEvidenceIT {
     }
 
     private static JsonNode awaitState(HttpApi api, String id, String state) {
-        return await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
-                .until(() -> api.get("/api/v1/checkouts/" + id),
-                        r -> r.status() == 200 && state.equals(r.json().get("state").asText())).json();
+        return api.awaitState(id, state, Duration.ofSeconds(60));
     }
 }

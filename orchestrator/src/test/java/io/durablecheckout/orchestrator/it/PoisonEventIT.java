@@ -126,8 +126,6 @@ class PoisonEventIT extends IntegrationTestBase {
     }
 
     private JsonNode awaitState(String id, String state) {
-        return await().atMost(Duration.ofSeconds(45)).pollInterval(Duration.ofMillis(100))
-                .until(() -> api.get("/api/v1/checkouts/" + id),
-                        r -> r.status() == 200 && state.equals(r.json().get("state").asText())).json();
+        return api.awaitState(id, state, Duration.ofSeconds(45));
     }
 }

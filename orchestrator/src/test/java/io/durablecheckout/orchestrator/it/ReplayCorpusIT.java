@@ -110,9 +110,7 @@ class ReplayCorpusIT extends IntegrationTestBase {
     }
 
     private JsonNode awaitState(String id, String state) {
-        return await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                .until(() -> api.get("/api/v1/checkouts/" + id),
-                        r -> r.status() == 200 && state.equals(r.json().get("state").asText())).json();
+        return api.awaitState(id, state, Duration.ofSeconds(30));
     }
 
     private void operator(String id, String action, JsonNode view, String body) {

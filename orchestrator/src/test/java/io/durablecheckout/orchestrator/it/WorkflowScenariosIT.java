@@ -306,9 +306,7 @@ class WorkflowScenariosIT extends IntegrationTestBase {
     }
 
     JsonNode awaitState(String id, String state) {
-        return await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                .until(() -> api.get("/api/v1/checkouts/" + id),
-                        r -> r.status() == 200 && state.equals(r.json().get("state").asText())).json();
+        return api.awaitState(id, state, Duration.ofSeconds(30));
     }
 
     List<JsonNode> history(String id) {

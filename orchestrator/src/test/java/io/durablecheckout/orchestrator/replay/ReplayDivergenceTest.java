@@ -3,11 +3,17 @@ package io.durablecheckout.orchestrator.replay;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.durablecheckout.api.checkout.CheckoutCompletedEvent;
+import io.durablecheckout.api.checkout.CheckoutEvent;
+import io.durablecheckout.orchestrator.checkout.CheckoutDecider;
+import io.durablecheckout.orchestrator.checkout.Decision;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -92,6 +98,77 @@ class ReplayDivergenceTest {
         assertThat(d.position()).isEqualTo(3);
         assertThat(d.differences()).containsExactly("[1].due: \"" + recordedDue + "\" -> \"" + due + "\"");
         assertThat(d.recordedAfter()).startsWith("PaymentAuthorizedEvent");
+    }
+
+    /** Today's code decides one event more than was recorded: reported where the recorded input's events end. */
+    @Test
+    void an_event_more_than_recorded_is_reported_after_the_recorded_ones() {
+        ReplayReport report = CheckoutReplayer.forVariant((input, facts, now) -> {
+            Decision decided = CheckoutDecider.decide(input, facts, now);
+            List<CheckoutEvent> more = new ArrayList<>(decided.events());
+            more.add(new CheckoutCompletedEvent(facts.checkoutId()));
+            return new Decision(more, decided.cancel(), decided.schedule());
+        }).replay(HistoryBundle.read(bundle));
+
+        assertThat(report.verdict()).isEqualTo(ReplayReport.Verdict.DIVERGED);
+        ReplayReport.Divergence d = report.divergence();
+        assertThat(d.inputNumber()).isEqualTo(2);
+        assertThat(d.position()).isEqualTo(4);
+        assertThat(d.differences()).containsExactly("(no event recorded here) -> CheckoutCompletedEvent");
+        assertThat(d.recorded()).isEqualTo("(none)");
+        assertThat(d.produced()).startsWith("CheckoutCompletedEvent ");
+        assertThat(report.timeline()).extracting(ReplayReport.Step::number).containsExactly(1, 2);
+        assertThat(report.timeline()).extracting(ReplayReport.Step::identical).containsExactly(true, false);
+    }
+
+    /** Today's code decides one event fewer than was recorded: reported at the recorded event it no longer makes. */
+    @Test
+    void an_event_fewer_than_recorded_is_reported_at_the_missing_one() {
+        ReplayReport report = CheckoutReplayer.forVariant((input, facts, now) -> {
+            Decision decided = CheckoutDecider.decide(input, facts, now);
+            return new Decision(decided.events().subList(0, decided.events().size() - 1), decided.cancel(),
+                    decided.schedule());
+        }).replay(HistoryBundle.read(bundle));
+
+        ReplayReport.Divergence d = report.divergence();
+        assertThat(d.inputNumber()).isEqualTo(2);
+        assertThat(d.position()).isEqualTo(3);
+        assertThat(d.differences()).containsExactly("PaymentAuthorizationRequestedEvent -> (no event produced)");
+        assertThat(d.produced()).isEqualTo("(none)");
+    }
+
+    @Test
+    void a_history_without_events_or_without_recorded_inputs_is_not_replayable() {
+        ReplayReport empty = new CheckoutReplayer().replay("chk-empty", List.of());
+        assertThat(empty.verdict()).isEqualTo(ReplayReport.Verdict.NOT_REPLAYABLE);
+        assertThat(empty.problem()).isEqualTo("no events");
+
+        ((ObjectNode) event(0).path("metaData")).remove(RecordedInputs.INPUT);
+        ReplayReport unrecorded = new CheckoutReplayer().replay(HistoryBundle.read(bundle));
+        assertThat(unrecorded.verdict()).isEqualTo(ReplayReport.Verdict.NOT_REPLAYABLE);
+        assertThat(unrecorded.problem()).startsWith("event 0 (CheckoutCreatedEvent) has no recorded input");
+    }
+
+    /** Today's code refuses an input the history recorded: reported at that input, with what was recorded from it on. */
+    @Test
+    void an_input_today_s_code_refuses_is_reported_with_the_events_recorded_from_it_on() {
+        ReplayReport report = CheckoutReplayer.forVariant((input, facts, now) -> {
+            throw new IllegalStateException("refused today");
+        }).replay(HistoryBundle.read(bundle));
+
+        ReplayReport.Divergence d = report.divergence();
+        assertThat(d.what()).isEqualTo("error");
+        assertThat(d.inputNumber()).isEqualTo(2);
+        assertThat(d.produced()).isEqualTo("IllegalStateException: refused today");
+        assertThat(d.recordedAfter()).hasSize(7).first().asString().contains("StockReserved");
+    }
+
+    @Test
+    void an_identical_replay_numbers_every_input_of_its_timeline() {
+        ReplayReport report = new CheckoutReplayer().replay(HistoryBundle.read(bundle));
+
+        assertThat(report.timeline()).extracting(ReplayReport.Step::number).containsExactly(1, 2, 3, 4);
+        assertThat(report.timeline()).allMatch(ReplayReport.Step::identical);
     }
 
     private ObjectNode event(int sequence) {

@@ -12,6 +12,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -97,6 +98,13 @@ class AdminKeyCommandTest {
         assertThat(unknown.code()).isEqualTo(2);
         assertThat(unknown.err()).contains("unknown option --roles");
         assertThat(unknown.out()).isEmpty();
+        // issue 53: a label with control characters (a forged log line, a terminal escape) is refused, nothing made
+        for (String label : List.of("ops\nWARN forged line", "ops\u001b[31m", "ops\u0000")) {
+            Run control = run(env, "create-admin-key", "--label", label);
+            assertThat(control.code()).as(label).isEqualTo(2);
+            assertThat(control.err()).contains("--label: at most 100 printable characters");
+            assertThat(control.out()).as("no key made").isEmpty();
+        }
     }
 
     private static long adminKeys() {

@@ -42,7 +42,7 @@ class FailedAuthenticationThrottleTest {
 
     private final MovableClock clock = new MovableClock();
     private final FailedAuthenticationThrottle.Properties defaults =
-            new FailedAuthenticationThrottle.Properties(null, null, null, null);
+            new FailedAuthenticationThrottle.Properties(null, null, null, null, null, null);
 
     @Test
     void theDefaultsAreTwentyFailuresInFifteenMinutesForTenThousandSources() {
@@ -77,7 +77,7 @@ class FailedAuthenticationThrottleTest {
     @Test
     void aLockedSourceIsAnswered429ProblemWithRetryAfter() throws Exception {
         FailedAuthenticationThrottle throttle = new FailedAuthenticationThrottle(clock,
-                new FailedAuthenticationThrottle.Properties(2, Duration.ofSeconds(60), null, null));
+                new FailedAuthenticationThrottle.Properties(2, Duration.ofSeconds(60), null, null, null, null));
         MockHttpServletRequest request = new MockHttpServletRequest("POST", "/login");
         request.setRemoteAddr("203.0.113.9");
         assertThat(throttle.refuseIfLocked(request, new MockHttpServletResponse())).isFalse();
@@ -94,7 +94,7 @@ class FailedAuthenticationThrottleTest {
     @Test
     void exemptSourcesAreNeverCountedAndZeroTurnsTheThrottleOff() {
         FailedAuthenticationThrottle exempting = new FailedAuthenticationThrottle(clock,
-                new FailedAuthenticationThrottle.Properties(1, null, null, List.of("127.0.0.1", "::1")));
+                new FailedAuthenticationThrottle.Properties(1, null, null, List.of("127.0.0.1", "::1"), null, null));
         exempting.failed("127.0.0.1", "test");
         exempting.failed("0:0:0:0:0:0:0:1", "test"); // as the container reports ::1
         exempting.failed("127.0.0.2", "test");
@@ -103,7 +103,7 @@ class FailedAuthenticationThrottleTest {
         assertThat(exempting.lockedFor("127.0.0.2")).isPositive();
 
         FailedAuthenticationThrottle off = new FailedAuthenticationThrottle(clock,
-                new FailedAuthenticationThrottle.Properties(0, null, null, null));
+                new FailedAuthenticationThrottle.Properties(0, null, null, null, null, null));
         for (int i = 0; i < 100; i++) off.failed("198.51.100.1", "test");
         assertThat(off.lockedFor("198.51.100.1")).isZero();
         assertThat(off.tracked()).isZero();
@@ -112,7 +112,7 @@ class FailedAuthenticationThrottleTest {
     @Test
     void manySourcesCostBoundedMemoryTheExpiredGoingFirstThenTheOldest() {
         FailedAuthenticationThrottle throttle = new FailedAuthenticationThrottle(clock,
-                new FailedAuthenticationThrottle.Properties(1, Duration.ofMinutes(1), 3, null));
+                new FailedAuthenticationThrottle.Properties(1, Duration.ofMinutes(1), 3, null, null, null));
         throttle.failed("10.0.0.1", "test");
         clock.advance(Duration.ofMinutes(2)); // 10.0.0.1's window has ended
         throttle.failed("10.0.0.2", "test");
@@ -131,5 +131,34 @@ class FailedAuthenticationThrottleTest {
 
         for (int i = 0; i < 10_000; i++) throttle.failed("10.1." + (i / 250) + "." + (i % 250), "test");
         assertThat(throttle.tracked()).isEqualTo(3);
+    }
+
+    @Test
+    void anIpv6SourceIsItsSlash64AndAnIpv4SourceItsAddressOrItsSlash24() {
+        FailedAuthenticationThrottle throttle = new FailedAuthenticationThrottle(clock,
+                new FailedAuthenticationThrottle.Properties(2, null, null, null, null, null));
+        assertThat(defaults.ipv6Prefix()).isEqualTo(64);
+        assertThat(defaults.ipv4Prefix()).isEqualTo(32);
+        throttle.failed("2001:db8:0:1::1", "test");
+        throttle.failed("2001:db8:0:1:ffff:ffff:ffff:fffe", "test"); // another address of the same /64
+        assertThat(throttle.lockedFor("2001:db8:0:1::99")).isPositive();
+        assertThat(throttle.lockedFor("2001:db8:0:2::1")).as("the next /64").isZero();
+        assertThat(throttle.source("2001:db8:0:1:abcd::1")).isEqualTo("2001:db8:0:1:0:0:0:0/64");
+        throttle.failed("198.51.100.10", "test");
+        throttle.failed("198.51.100.12", "test");
+        assertThat(throttle.lockedFor("198.51.100.10")).as("IPv4 counts per address by default").isZero();
+        assertThat(throttle.source("198.51.100.10")).isEqualTo("198.51.100.10");
+        assertThat(throttle.source("not-an-address")).isEqualTo("not-an-address");
+
+        FailedAuthenticationThrottle per24 = new FailedAuthenticationThrottle(clock,
+                new FailedAuthenticationThrottle.Properties(2, null, null, null, 24, 128));
+        per24.failed("198.51.100.10", "test");
+        per24.failed("198.51.100.12", "test");
+        assertThat(per24.lockedFor("198.51.100.250")).isPositive();
+        assertThat(per24.lockedFor("198.51.101.10")).isZero();
+        assertThat(per24.source("198.51.100.10")).isEqualTo("198.51.100.0/24");
+        per24.failed("2001:db8::1", "test");
+        per24.failed("2001:db8::2", "test");
+        assertThat(per24.lockedFor("2001:db8::3")).as("IPv6 per address with prefix 128").isZero();
     }
 }

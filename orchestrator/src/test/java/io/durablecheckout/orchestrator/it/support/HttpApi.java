@@ -53,6 +53,26 @@ public final class HttpApi {
         return send("POST", "/api/v1/checkouts", DEMO_KEY, Map.of("Idempotency-Key", idempotencyKey), body);
     }
 
+    /** The final states: a checkout that reached one of them reaches no other. */
+    public static final java.util.Set<String> FINAL_STATES = java.util.Set.of("completed", "cancelled");
+
+    /**
+     * Waits up to {@code atMost} for the checkout to be in {@code state}, and stops at once, failing with the view,
+     * when it reached a different final state instead (it never will then).
+     */
+    public JsonNode awaitState(String id, String state, Duration atMost) {
+        Response[] last = new Response[1];
+        return org.awaitility.Awaitility.await().atMost(atMost).pollInterval(Duration.ofMillis(100))
+                .failFast("checkout " + id + " reached a different final state than " + state,
+                        () -> last[0] != null && last[0].status() == 200 && !hasState(last[0], state)
+                                && FINAL_STATES.contains(last[0].json().path("state").asText()))
+                .until(() -> last[0] = get("/api/v1/checkouts/" + id), r -> hasState(r, state)).json();
+    }
+
+    private static boolean hasState(Response r, String state) {
+        return r.status() == 200 && state.equals(r.json().path("state").asText());
+    }
+
     public Response get(String path) {
         return send("GET", path, DEMO_KEY, Map.of(), null);
     }

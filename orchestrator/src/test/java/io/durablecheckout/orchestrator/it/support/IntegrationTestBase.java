@@ -32,7 +32,7 @@ import java.nio.file.Path;
                 "checkout.dashboard.stuck-after[manual_review]=3s", // DashboardBrowserIT: held past its threshold
                 // As deployed behind the TLS proxy docs/security.md asks for: X-Forwarded-For and -Proto from loopback
                 // are trusted, so FailedAuthenticationIT can come from other addresses and over "TLS".
-                "server.forward-headers-strategy=native",
+                "checkout.security.trusted-proxies=127.0.0.1,::1",
                 // The other tests send thousands of wrong keys and sign-ins on purpose, all from here; the throttle's
                 // own test (FailedAuthenticationIT) comes from other addresses, with the product's defaults.
                 "checkout.security.failed-authentication.exempt-sources=127.0.0.1,::1",

@@ -72,9 +72,16 @@ public final class NodeProcess implements AutoCloseable {
     /** @param jvmOptions e.g. a small heap for several nodes on one machine (ScaleOutIT) */
     public static NodeProcess start(String name, String jdbcUrl, List<String> extraArgs, List<String> jvmOptions)
             throws IOException {
+        return start(name, jdbcUrl, extraArgs, jvmOptions, Map.of());
+    }
+
+    /** @param environment variables added to this JVM's for the process (e.g. what a platform would set) */
+    public static NodeProcess start(String name, String jdbcUrl, List<String> extraArgs, List<String> jvmOptions,
+                                    Map<String, String> environment) throws IOException {
         List<String> args = new ArrayList<>(DEMO_ON_EXTERNAL_DATABASE);
         args.addAll(extraArgs);
-        NodeProcess node = launch(testLaunch(jdbcUrl, jvmOptions, args, Path.of("target", name + ".log")));
+        NodeProcess node = launch(testLaunch(jdbcUrl, jvmOptions, args, Path.of("target", name + ".log")),
+                environment);
         node.awaitHealthy(Duration.ofSeconds(180), Duration.ofMillis(250));
         return node;
     }
@@ -98,8 +105,14 @@ public final class NodeProcess implements AutoCloseable {
      * same one, and the health check of the node that failed was answered by the other).
      */
     public static NodeProcess launch(Launch launch) throws IOException {
+        return launch(launch, Map.of());
+    }
+
+    private static NodeProcess launch(Launch launch, Map<String, String> environment) throws IOException {
         long logStart = Files.exists(launch.log()) ? Files.size(launch.log()) : 0;
-        Process process = new ProcessBuilder(command(launch)).redirectErrorStream(true)
+        ProcessBuilder builder = new ProcessBuilder(command(launch));
+        builder.environment().putAll(environment);
+        Process process = builder.redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(launch.log().toFile())).start();
         return new NodeProcess(process, launch.log(), logStart);
     }

@@ -29,11 +29,7 @@ import io.durablecheckout.api.values.FencingToken;
 import io.durablecheckout.api.values.Lease;
 import io.durablecheckout.api.values.OperationId;
 import io.durablecheckout.api.values.Step;
-import io.durablecheckout.orchestrator.checkout.Deadlines.LeaseExpiry;
 import io.durablecheckout.orchestrator.checkout.Deadlines.ReconciliationDue;
-import org.axonframework.modelling.command.ConflictingAggregateVersionException;
-import org.axonframework.test.aggregate.AggregateTestFixture;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -61,10 +57,13 @@ import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.lookupAn
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.op;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.receiptRequested;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.record;
-import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.start;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.stockReservationSucceeded;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.stockReservedHistory;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.token;
+import static io.durablecheckout.orchestrator.checkout.DeciderSpec.given;
+import static io.durablecheckout.orchestrator.checkout.DeciderSpec.leaseTimer;
+import static io.durablecheckout.orchestrator.checkout.DeciderSpec.lookupTimer;
+import static io.durablecheckout.orchestrator.checkout.DeciderSpec.started;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -72,18 +71,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * authorization operation id, backs off exponentially, and after {@value CheckoutScenario#MAX_LOOKUPS} inconclusive
  * answers hands the decision to an operator.
  */
-class CheckoutReconciliationTest {
+class CheckoutDeciderReconciliationTest {
 
     /** The authorization's idempotency key: every lookup names it; no lookup ever mints a new one. */
     private static final OperationId AUTHORIZATION = new OperationId("chk-0001/authorize-payment");
     private static final Duration ANSWER_AFTER = Duration.ofSeconds(1);
-
-    private AggregateTestFixture<Checkout> fixture;
-
-    @BeforeEach
-    void setUp() {
-        fixture = CheckoutScenario.fixture();
-    }
 
     // Lookup k is granted at lookupAt(k) and answered ANSWER_AFTER later; the wait before lookup k+1 doubles.
 
@@ -141,41 +133,48 @@ class CheckoutReconciliationTest {
         @Test
         void an_unknown_outcome_schedules_the_first_lookup() {
             Instant due = AUTHORIZED_AT.plus(RECONCILIATION_INITIAL);
-            fixture.given(stockReservedHistory())
+            given(stockReservedHistory())
                     .when(record(authorizationUnknown(1), AUTHORIZED_AT))
-                    .expectEvents(
+                    .events(
                             new PaymentOutcomeUnknownEvent(ID, AUTHORIZATION, token(1), "provider timeout"),
                             new PaymentReconciliationScheduledEvent(ID, AUTHORIZATION, 1, due, "provider timeout"))
-                    .expectScheduledDeadlineWithName(due, Deadlines.RECONCILIATION_DUE)
-                    .expectScheduledDeadline(due, new ReconciliationDue(1));
+                    .cancels(leaseTimer(Step.AUTHORIZE_PAYMENT, 1, RESERVED_AT))
+                    .schedules(new Decision.Timer(Deadlines.RECONCILIATION_DUE, Step.RECONCILE_PAYMENT, null, 1, due));
+            org.assertj.core.api.Assertions.assertThat(lookupTimer(1, due).payload())
+                    .isEqualTo(new ReconciliationDue(1));
         }
 
         @Test
         void the_reconciliation_deadline_requests_a_lookup_under_the_original_authorization_operation_id() {
             Instant due = AUTHORIZED_AT.plus(RECONCILIATION_INITIAL);
-            fixture.givenCurrentTime(T0)
-                    .andGivenCommands(
-                            start(),
+            started()
+                    .andDecided(
                             record(stockReservationSucceeded(1), RESERVED_AT),
                             record(authorizationUnknown(1), AUTHORIZED_AT))
-                    .whenThenTimeAdvancesTo(due)
-                    .expectTriggeredDeadlinesWithName(Deadlines.RECONCILIATION_DUE)
-                    .expectEvents(new PaymentReconciliationRequestedEvent(ID, TENANT,
+                    .whenFired(lookupTimer(1, due))
+                    .events(new PaymentReconciliationRequestedEvent(ID, TENANT,
                             new OperationId("chk-0001/authorize-payment"), 1,
                             new Lease(new OperationId("chk-0001/reconcile-payment"), 1, FencingToken.first(),
                                     due.plus(PAYMENT_LEASE))))
-                    .expectScheduledDeadline(due.plus(PAYMENT_LEASE), new LeaseExpiry(Step.RECONCILE_PAYMENT, token(1)));
+                    .cancelsNothing()
+                    .schedules(leaseTimer(Step.RECONCILE_PAYMENT, 1, due));
         }
 
         @Test
-        void no_lookup_is_requested_before_it_is_due() {
-            fixture.givenCurrentTime(T0)
-                    .andGivenCommands(
-                            start(),
-                            record(stockReservationSucceeded(1), RESERVED_AT),
-                            record(authorizationUnknown(1), AUTHORIZED_AT))
-                    .whenThenTimeAdvancesTo(AUTHORIZED_AT.plus(RECONCILIATION_INITIAL).minusMillis(1))
-                    .expectNoEvents();
+        void a_lookup_timer_that_is_no_longer_the_scheduled_one_changes_nothing() {
+            given(lookupInFlight(1))
+                    .andDecided(record(lookupAnswered(1, PaymentLookupOutcome.PENDING, null), answeredAt(1)))
+                    .whenFired(lookupTimer(1, lookupAt(1)))
+                    .nothing();
+        }
+
+        @Test
+        void a_lookup_timer_after_the_outcome_is_known_changes_nothing() {
+            given(lookupInFlight(1))
+                    .andDecided(record(lookupAnswered(1, PaymentLookupOutcome.AUTHORIZED, "psp-auth-77"),
+                            answeredAt(1)))
+                    .whenFired(lookupTimer(1, lookupAt(1)))
+                    .nothing();
         }
     }
 
@@ -184,9 +183,9 @@ class CheckoutReconciliationTest {
 
         @Test
         void a_lookup_that_finds_the_authorization_confirms_the_checkout() {
-            fixture.given(lookupInFlight(1))
+            given(lookupInFlight(1))
                     .when(record(lookupAnswered(1, PaymentLookupOutcome.AUTHORIZED, "psp-auth-77"), answeredAt(1)))
-                    .expectEvents(
+                    .events(
                             new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-auth-77"),
                             new CheckoutConfirmedEvent(ID),
                             receiptRequested(1, answeredAt(1)));
@@ -194,9 +193,9 @@ class CheckoutReconciliationTest {
 
         @Test
         void a_lookup_that_finds_a_decline_releases_the_stock() {
-            fixture.given(lookupInFlight(1))
+            given(lookupInFlight(1))
                     .when(record(lookupAnswered(1, PaymentLookupOutcome.DECLINED, null), answeredAt(1)))
-                    .expectEvents(
+                    .events(
                             new PaymentDeclinedEvent(ID, AUTHORIZATION, token(1), "reconciliation: DECLINED"),
                             new StockReleaseRequestedEvent(ID, TENANT, op(Step.RESERVE_STOCK),
                                     lease(Step.RELEASE_STOCK, 1, answeredAt(1))));
@@ -205,10 +204,10 @@ class CheckoutReconciliationTest {
         @Test
         void a_lookup_that_finds_nothing_voids_the_operation_id_before_releasing_the_stock() {
             // a request still travelling to the provider must not authorize later: the void is its tombstone
-            fixture.given(lookupInFlight(1))
+            given(lookupInFlight(1))
                     .when(record(new PaymentLookupAnsweredEvent(ID, op(Step.RECONCILE_PAYMENT), token(1), AUTHORIZATION,
                             PaymentLookupOutcome.NOT_FOUND, null, "no such idempotency key"), answeredAt(1)))
-                    .expectEvents(
+                    .events(
                             new PaymentDeclinedEvent(ID, AUTHORIZATION, token(1),
                                     "reconciliation: NOT_FOUND (no such idempotency key)"),
                             new PaymentVoidRequestedEvent(ID, TENANT, AUTHORIZATION, AMOUNT,
@@ -218,71 +217,73 @@ class CheckoutReconciliationTest {
         @Test
         void a_pending_answer_schedules_the_next_lookup_after_twice_the_wait() {
             Instant due = answeredAt(1).plus(RECONCILIATION_INITIAL.multipliedBy(2));
-            fixture.given(lookupInFlight(1))
+            given(lookupInFlight(1))
                     .when(record(lookupAnswered(1, PaymentLookupOutcome.PENDING, null), answeredAt(1)))
-                    .expectEvents(new PaymentReconciliationScheduledEvent(ID, AUTHORIZATION, 2, due, "PENDING"))
-                    .expectScheduledDeadline(due, new ReconciliationDue(2));
+                    .events(new PaymentReconciliationScheduledEvent(ID, AUTHORIZATION, 2, due, "PENDING"))
+                    .cancels(leaseTimer(Step.RECONCILE_PAYMENT, 1, lookupAt(1)))
+                    .schedules(lookupTimer(2, due));
         }
 
         @Test
         void each_further_pending_answer_doubles_the_wait_again() {
             Instant due = answeredAt(2).plus(RECONCILIATION_INITIAL.multipliedBy(4));
-            fixture.given(lookupInFlight(2))
+            given(lookupInFlight(2))
                     .when(record(lookupAnswered(2, PaymentLookupOutcome.PENDING, null), answeredAt(2)))
-                    .expectEvents(new PaymentReconciliationScheduledEvent(ID, AUTHORIZATION, 3, due, "PENDING"))
-                    .expectScheduledDeadline(due, new ReconciliationDue(3));
+                    .events(new PaymentReconciliationScheduledEvent(ID, AUTHORIZATION, 3, due, "PENDING"))
+                    .schedules(lookupTimer(3, due));
         }
 
         @Test
         void a_failed_lookup_counts_as_inconclusive() {
             Instant due = answeredAt(1).plus(RECONCILIATION_INITIAL.multipliedBy(2));
-            fixture.given(lookupInFlight(1))
+            given(lookupInFlight(1))
                     .when(record(new PaymentLookupAnsweredEvent(ID, op(Step.RECONCILE_PAYMENT), token(1), AUTHORIZATION,
                             PaymentLookupOutcome.LOOKUP_FAILED, null, "HTTP 503"), answeredAt(1)))
-                    .expectEvents(new PaymentReconciliationScheduledEvent(ID, AUTHORIZATION, 2, due,
+                    .events(new PaymentReconciliationScheduledEvent(ID, AUTHORIZATION, 2, due,
                             "LOOKUP_FAILED (HTTP 503)"));
         }
 
         @Test
         void the_next_lookup_is_a_new_lease_of_the_reconcile_step_that_still_names_the_original_authorization() {
             Instant due = answeredAt(1).plus(RECONCILIATION_INITIAL.multipliedBy(2));
-            fixture.givenCurrentTime(T0)
-                    .andGiven(lookupInFlight(1))
-                    .andGivenCommands(record(lookupAnswered(1, PaymentLookupOutcome.PENDING, null), answeredAt(1)))
-                    .whenThenTimeAdvancesTo(due)
-                    .expectEvents(new PaymentReconciliationRequestedEvent(ID, TENANT, AUTHORIZATION, 2,
+            given(lookupInFlight(1))
+                    .andDecided(record(lookupAnswered(1, PaymentLookupOutcome.PENDING, null), answeredAt(1)))
+                    .whenFired(lookupTimer(2, due))
+                    .events(new PaymentReconciliationRequestedEvent(ID, TENANT, AUTHORIZATION, 2,
                             new Lease(new OperationId("chk-0001/reconcile-payment"), 2, new FencingToken(2),
-                                    due.plus(PAYMENT_LEASE))));
+                                    due.plus(PAYMENT_LEASE))))
+                    .schedules(leaseTimer(Step.RECONCILE_PAYMENT, 2, due));
         }
 
         @Test
         void an_answer_to_an_earlier_lookup_is_rejected() {
-            fixture.given(lookupInFlight(2))
+            given(lookupInFlight(2))
                     .when(record(lookupAnswered(1, PaymentLookupOutcome.DECLINED, null), answeredAt(2)))
-                    .expectEvents(new ActivityResultRejectedEvent(ID,
+                    .events(new ActivityResultRejectedEvent(ID,
                             Step.RECONCILE_PAYMENT, op(Step.RECONCILE_PAYMENT), token(1), token(2)));
         }
 
         @Test
         void a_failed_lookup_attempt_is_retried_for_the_same_lookup() {
             Instant failedAt = answeredAt(1);
-            fixture.given(lookupInFlight(1))
+            given(lookupInFlight(1))
                     .when(record(attemptFailed(Step.RECONCILE_PAYMENT, 1), failedAt))
-                    .expectEvents(new ActivityRetryScheduledEvent(ID, Step.RECONCILE_PAYMENT,
+                    .events(new ActivityRetryScheduledEvent(ID, Step.RECONCILE_PAYMENT,
                             op(Step.RECONCILE_PAYMENT), 1, failedAt.plus(RETRY_INITIAL),
                             "connection reset"));
         }
 
         @Test
         void after_the_last_allowed_lookup_stays_inconclusive_an_operator_decides() {
-            fixture.given(lookupInFlight(MAX_LOOKUPS))
+            given(lookupInFlight(MAX_LOOKUPS))
                     .when(record(lookupAnswered(MAX_LOOKUPS, PaymentLookupOutcome.PENDING, null),
                             answeredAt(MAX_LOOKUPS)))
-                    .expectEvents(new ManualReviewRequiredEvent(ID, Step.RECONCILE_PAYMENT,
+                    .events(new ManualReviewRequiredEvent(ID, Step.RECONCILE_PAYMENT,
                             "payment outcome still unknown after 3 lookups",
                             "authorization operation chk-0001/authorize-payment; last answer PENDING; "
                                     + "the provider may still authorize or decline it"))
-                    .expectNoScheduledDeadlines();
+                    .cancels(leaseTimer(Step.RECONCILE_PAYMENT, MAX_LOOKUPS, lookupAt(MAX_LOOKUPS)))
+                    .schedulesNothing();
         }
     }
 
@@ -298,58 +299,85 @@ class CheckoutReconciliationTest {
 
         @Test
         void while_the_outcome_is_unknown_an_authorized_notification_confirms_the_checkout() {
-            fixture.given(outcomeUnknownHistory())
+            given(outcomeUnknownHistory())
                     .when(notification(PaymentLookupOutcome.AUTHORIZED, "evt-1"))
-                    .expectEvents(new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-77"),
+                    .events(new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-77"),
                             new CheckoutConfirmedEvent(ID), receiptRequested(1, receivedAt));
         }
 
         @Test
         void while_the_outcome_is_unknown_a_declined_notification_releases_the_stock() {
-            fixture.given(outcomeUnknownHistory())
+            given(outcomeUnknownHistory())
                     .when(notification(PaymentLookupOutcome.DECLINED, "evt-1"))
-                    .expectEvents(new PaymentDeclinedEvent(ID, AUTHORIZATION, token(1), "provider notification evt-1"),
+                    .events(new PaymentDeclinedEvent(ID, AUTHORIZATION, token(1), "provider notification evt-1"),
                             new StockReleaseRequestedEvent(ID, TENANT, op(Step.RESERVE_STOCK),
                                     lease(Step.RELEASE_STOCK, 1, receivedAt)));
         }
 
         @Test
         void a_notification_that_agrees_with_the_recorded_outcome_changes_nothing() {
-            fixture.given(concat(outcomeUnknownHistory(),
+            given(concat(outcomeUnknownHistory(),
                             new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-77")))
                     .when(notification(PaymentLookupOutcome.AUTHORIZED, "evt-2"))
-                    .expectSuccessfulHandlerExecution()
-                    .expectNoEvents();
+                    .nothing();
         }
 
         @Test
         void a_notification_that_contradicts_the_recorded_outcome_is_not_applied_but_disputed() {
-            fixture.given(concat(outcomeUnknownHistory(),
+            given(concat(outcomeUnknownHistory(),
                             new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-77")))
                     .when(notification(PaymentLookupOutcome.DECLINED, "evt-3"))
-                    .expectEvents(new PaymentOutcomeDisputedEvent(ID, ManualResolution.AUTHORIZED,
+                    .events(new PaymentOutcomeDisputedEvent(ID, ManualResolution.AUTHORIZED,
                             ManualResolution.DECLINED, "evt-3", "psp-77"));
         }
 
         @Test
         void an_operator_closes_a_dispute_without_rewinding_the_workflow() {
-            fixture.given(concat(outcomeUnknownHistory(),
+            given(concat(outcomeUnknownHistory(),
                             new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-77"),
                             new PaymentOutcomeDisputedEvent(ID, ManualResolution.AUTHORIZED, ManualResolution.DECLINED,
                                     "evt-3", "psp-77")))
                     .when(new ResolveManualReviewCommand(ID, ManualResolution.AUTHORIZED, "psp-77",
                             "provider dashboard shows the capture", null, receivedAt))
-                    .expectEvents(new ManualReviewResolvedEvent(ID, ManualResolution.AUTHORIZED, "psp-77",
-                            "provider dashboard shows the capture"));
+                    .events(new ManualReviewResolvedEvent(ID, ManualResolution.AUTHORIZED, "psp-77",
+                            "provider dashboard shows the capture"))
+                    .cancelsNothing()
+                    .schedulesNothing();
+        }
+
+        @Test
+        void a_closed_dispute_cannot_be_resolved_again() {
+            given(concat(outcomeUnknownHistory(),
+                            new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-77"),
+                            new PaymentOutcomeDisputedEvent(ID, ManualResolution.AUTHORIZED, ManualResolution.DECLINED,
+                                    "evt-3", "psp-77"),
+                            new ManualReviewResolvedEvent(ID, ManualResolution.AUTHORIZED, "psp-77", "checked")))
+                    .when(new ResolveManualReviewCommand(ID, ManualResolution.AUTHORIZED, "psp-77", "again", null,
+                            receivedAt))
+                    .refused("only a checkout in manual review or with a disputed payment can be resolved");
         }
 
         @Test
         void a_notification_for_another_operation_is_refused() {
-            fixture.given(outcomeUnknownHistory())
+            given(outcomeUnknownHistory())
                     .when(new RecordProviderNotificationCommand(ID, new OperationId("other/authorize-payment"),
                             PaymentLookupOutcome.AUTHORIZED, "x", "evt-4", receivedAt))
-                    .expectException(IllegalCheckoutTransitionException.class)
-                    .expectNoEvents();
+                    .refused("a notification names this checkout's authorization")
+                    .refusedWithMessage("No authorization other/authorize-payment in checkout chk-0001");
+        }
+
+        @Test
+        void a_notification_before_any_authorization_is_refused() {
+            given(CheckoutScenario.createdHistory())
+                    .when(notification(PaymentLookupOutcome.AUTHORIZED, "evt-5"))
+                    .refused("a notification names this checkout's authorization");
+        }
+
+        @Test
+        void a_notification_that_reports_no_final_outcome_is_refused() {
+            given(outcomeUnknownHistory())
+                    .when(notification(PaymentLookupOutcome.PENDING, "evt-6"))
+                    .refused("a notification reports a final outcome");
         }
     }
 
@@ -362,10 +390,10 @@ class CheckoutReconciliationTest {
         void an_operator_resolving_as_authorized_confirms_the_checkout_under_the_original_authorization() {
             List<Object> history = manualReviewAfterLookups();
             long currentVersion = history.size() - 1; // the sequence number of the last event: what If-Match carries
-            fixture.given(history)
+            given(history)
                     .when(new ResolveManualReviewCommand(ID, ManualResolution.AUTHORIZED, "psp-auth-99",
                             "captured in the provider dashboard", currentVersion, resolvedAt))
-                    .expectEvents(
+                    .events(
                             new ManualReviewResolvedEvent(ID, ManualResolution.AUTHORIZED, "psp-auth-99",
                                     "captured in the provider dashboard"),
                             new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-auth-99"),
@@ -374,22 +402,11 @@ class CheckoutReconciliationTest {
         }
 
         @Test
-        void a_resolution_decided_on_an_outdated_view_is_refused() {
-            List<Object> history = manualReviewAfterLookups();
-            long outdatedVersion = history.size() - 2; // the operator looked before the manual review was recorded
-            fixture.given(history)
-                    .when(new ResolveManualReviewCommand(ID, ManualResolution.AUTHORIZED, "psp-auth-99", "seen",
-                            outdatedVersion, resolvedAt))
-                    .expectException(ConflictingAggregateVersionException.class)
-                    .expectNoEvents();
-        }
-
-        @Test
         void an_operator_resolving_as_declined_voids_the_operation_id_before_releasing_the_stock() {
-            fixture.given(manualReviewAfterLookups())
+            given(manualReviewAfterLookups())
                     .when(new ResolveManualReviewCommand(ID, ManualResolution.DECLINED, null,
                             "provider confirms no charge", null, resolvedAt))
-                    .expectEvents(
+                    .events(
                             new ManualReviewResolvedEvent(ID, ManualResolution.DECLINED, null,
                                     "provider confirms no charge"),
                             new PaymentDeclinedEvent(ID, AUTHORIZATION, token(1), "operator: provider confirms no charge"),
@@ -399,14 +416,14 @@ class CheckoutReconciliationTest {
 
         @Test
         void the_release_after_an_operator_decline_cancels_as_payment_declined() {
-            fixture.given(concat(manualReviewAfterLookups(),
+            given(concat(manualReviewAfterLookups(),
                             new ManualReviewResolvedEvent(ID, ManualResolution.DECLINED, null, "no charge"),
                             new PaymentDeclinedEvent(ID, AUTHORIZATION, token(1), "operator: no charge"),
                             new StockReleaseRequestedEvent(ID, TENANT, op(Step.RESERVE_STOCK),
                                     lease(Step.RELEASE_STOCK, 1, resolvedAt))))
                     .when(record(new StockReleaseSucceededEvent(ID, op(Step.RELEASE_STOCK), token(1)),
                             resolvedAt.plusSeconds(1)))
-                    .expectEvents(
+                    .events(
                             new StockReleasedEvent(ID, op(Step.RELEASE_STOCK), token(1)),
                             new CheckoutCancelledEvent(ID, CancellationReason.PAYMENT_DECLINED, "operator: no charge"));
         }
@@ -419,10 +436,10 @@ class CheckoutReconciliationTest {
                     authorizationRequested(2, T0.plusSeconds(3)),
                     new ManualReviewRequiredEvent(ID, Step.AUTHORIZE_PAYMENT, "authorize-payment failed 3 times",
                             "operation chk-0001/authorize-payment; last failure: HTTP 500"));
-            fixture.given(blocked)
+            given(blocked)
                     .when(new ResolveManualReviewCommand(ID, ManualResolution.AUTHORIZED, "psp-auth-99", "seen", null,
                             resolvedAt))
-                    .expectEvents(
+                    .events(
                             new ManualReviewResolvedEvent(ID, ManualResolution.AUTHORIZED, "psp-auth-99", "seen"),
                             new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(2), "psp-auth-99"),
                             new CheckoutConfirmedEvent(ID),
@@ -431,30 +448,29 @@ class CheckoutReconciliationTest {
 
         @Test
         void a_notification_during_manual_review_is_held_as_evidence_not_applied() {
-            fixture.given(manualReviewAfterLookups())
+            given(manualReviewAfterLookups())
                     .when(new RecordProviderNotificationCommand(ID, AUTHORIZATION, PaymentLookupOutcome.AUTHORIZED,
                             "psp-late-1", "evt-9", resolvedAt))
-                    .expectEvents(new ProviderNotificationHeldEvent(ID, AUTHORIZATION, ManualResolution.AUTHORIZED,
+                    .events(new ProviderNotificationHeldEvent(ID, AUTHORIZATION, ManualResolution.AUTHORIZED,
                             "psp-late-1", "evt-9", resolvedAt));
         }
 
         @Test
         void the_same_notification_delivered_again_is_held_once() {
-            fixture.given(concat(manualReviewAfterLookups(), new ProviderNotificationHeldEvent(ID, AUTHORIZATION,
+            given(concat(manualReviewAfterLookups(), new ProviderNotificationHeldEvent(ID, AUTHORIZATION,
                             ManualResolution.AUTHORIZED, "psp-late-1", "evt-9", resolvedAt)))
                     .when(new RecordProviderNotificationCommand(ID, AUTHORIZATION, PaymentLookupOutcome.AUTHORIZED,
                             "psp-late-1", "evt-9", resolvedAt.plusSeconds(1)))
-                    .expectSuccessfulHandlerExecution()
-                    .expectNoEvents();
+                    .nothing();
         }
 
         @Test
         void resolving_as_authorized_applies_the_held_notification_s_reference() {
-            fixture.given(concat(manualReviewAfterLookups(), new ProviderNotificationHeldEvent(ID, AUTHORIZATION,
+            given(concat(manualReviewAfterLookups(), new ProviderNotificationHeldEvent(ID, AUTHORIZATION,
                             ManualResolution.AUTHORIZED, "psp-late-1", "evt-9", resolvedAt)))
                     .when(new ResolveManualReviewCommand(ID, ManualResolution.AUTHORIZED, null,
                             "the provider notified it", null, resolvedAt))
-                    .expectEvents(
+                    .events(
                             new ManualReviewResolvedEvent(ID, ManualResolution.AUTHORIZED, "psp-late-1",
                                     "the provider notified it"),
                             new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-late-1"),
@@ -464,36 +480,69 @@ class CheckoutReconciliationTest {
 
         @Test
         void resolving_as_authorized_without_the_provider_reference_is_refused() {
-            fixture.given(manualReviewAfterLookups())
+            given(manualReviewAfterLookups())
                     .when(new ResolveManualReviewCommand(ID, ManualResolution.AUTHORIZED, null, "trust me", null,
                             resolvedAt))
-                    .expectException(IllegalCheckoutTransitionException.class)
-                    .expectNoEvents();
+                    .refused("an authorization is resolved with the provider's reference");
+        }
+
+        @Test
+        void a_held_notification_that_reported_a_decline_is_no_evidence_of_an_authorization() {
+            given(manualReviewAfterLookups(), new ProviderNotificationHeldEvent(ID, AUTHORIZATION,
+                            ManualResolution.DECLINED, "psp-declined-1", "evt-8", resolvedAt))
+                    .when(new ResolveManualReviewCommand(ID, ManualResolution.AUTHORIZED, null, "trust me", null,
+                            resolvedAt))
+                    .refused("an authorization is resolved with the provider's reference");
+        }
+
+        @Test
+        void a_held_authorization_without_a_reference_is_no_evidence() {
+            given(manualReviewAfterLookups(), new ProviderNotificationHeldEvent(ID, AUTHORIZATION,
+                            ManualResolution.AUTHORIZED, null, "evt-8", resolvedAt))
+                    .when(new ResolveManualReviewCommand(ID, ManualResolution.AUTHORIZED, "", "trust me", null,
+                            resolvedAt))
+                    .refused("an authorization is resolved with the provider's reference");
+        }
+
+        @Test
+        void of_several_held_authorizations_the_latest_reference_is_the_evidence() {
+            given(manualReviewAfterLookups(),
+                    new ProviderNotificationHeldEvent(ID, AUTHORIZATION, ManualResolution.AUTHORIZED, "psp-first",
+                            "evt-8", resolvedAt),
+                    new ProviderNotificationHeldEvent(ID, AUTHORIZATION, ManualResolution.AUTHORIZED, "psp-latest",
+                            "evt-9", resolvedAt))
+                    .when(new ResolveManualReviewCommand(ID, ManualResolution.AUTHORIZED, " ", "notified", null,
+                            resolvedAt))
+                    .events(new ManualReviewResolvedEvent(ID, ManualResolution.AUTHORIZED, "psp-latest", "notified"),
+                            new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-latest"),
+                            new CheckoutConfirmedEvent(ID),
+                            receiptRequested(1, resolvedAt));
         }
 
         @Test
         void an_operator_retry_schedules_another_lookup_with_a_fresh_budget() {
             Instant due = resolvedAt.plus(RECONCILIATION_INITIAL);
-            fixture.given(manualReviewAfterLookups())
+            given(manualReviewAfterLookups())
                     .when(new RetryActivityCommand(ID, null, resolvedAt))
-                    .expectEvents(
+                    .events(
                             new OperatorRetryRequestedEvent(ID, Step.RECONCILE_PAYMENT),
                             new PaymentReconciliationScheduledEvent(ID, AUTHORIZATION, MAX_LOOKUPS + 1, due,
                                     "operator retry"))
-                    .expectScheduledDeadline(due, new ReconciliationDue(MAX_LOOKUPS + 1));
+                    .cancelsNothing()
+                    .schedules(lookupTimer(MAX_LOOKUPS + 1, due));
         }
 
         @Test
         void after_an_operator_retry_the_lookups_get_the_full_budget_again() {
             Instant retryLookupAt = resolvedAt.plus(RECONCILIATION_INITIAL);
             Instant answered = retryLookupAt.plus(ANSWER_AFTER);
-            fixture.given(concat(manualReviewAfterLookups(),
+            given(concat(manualReviewAfterLookups(),
                             new OperatorRetryRequestedEvent(ID, Step.RECONCILE_PAYMENT),
                             new PaymentReconciliationScheduledEvent(ID, AUTHORIZATION, 4, retryLookupAt, "operator retry"),
                             new PaymentReconciliationRequestedEvent(ID, TENANT, AUTHORIZATION, 4,
                                     lease(Step.RECONCILE_PAYMENT, 4, retryLookupAt))))
                     .when(record(lookupAnswered(4, PaymentLookupOutcome.PENDING, null), answered))
-                    .expectEvents(new PaymentReconciliationScheduledEvent(ID, AUTHORIZATION, 5,
+                    .events(new PaymentReconciliationScheduledEvent(ID, AUTHORIZATION, 5,
                             answered.plus(RECONCILIATION_INITIAL.multipliedBy(2)), "PENDING"));
         }
     }

@@ -31,9 +31,6 @@ import io.durablecheckout.api.checkout.StockReservationRequestedEvent;
 import io.durablecheckout.api.checkout.StockReservedEvent;
 import io.durablecheckout.api.command.RequestCancellationCommand;
 import io.durablecheckout.api.values.Step;
-import io.durablecheckout.orchestrator.checkout.Deadlines.LeaseExpiry;
-import org.axonframework.test.aggregate.AggregateTestFixture;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
@@ -45,7 +42,6 @@ import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.AUTHORIZ
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.EMAIL;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.ID;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.ITEMS;
-import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.PAYMENT_LEASE;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.PROVIDER_REF;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.RECEIPT_AT;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.RESERVED_AT;
@@ -65,30 +61,27 @@ import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.lookupAn
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.op;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.receiptDelivered;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.record;
-import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.start;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.stockReservationSucceeded;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.stockReservedHistory;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.token;
+import static io.durablecheckout.orchestrator.checkout.DeciderSpec.given;
+import static io.durablecheckout.orchestrator.checkout.DeciderSpec.leaseTimer;
+import static io.durablecheckout.orchestrator.checkout.DeciderSpec.lookupTimer;
+import static io.durablecheckout.orchestrator.checkout.DeciderSpec.retryTimer;
+import static io.durablecheckout.orchestrator.checkout.DeciderSpec.started;
 
 /**
- * Cancellation in each state. A step in flight concludes first and its result handler compensates; a completed
+ * Cancellation in each state, decided by {@link CheckoutDecider}. A step in flight concludes first and its result handler compensates; a completed
  * checkout is refunded, released and told; a second request, or one for a checkout already being undone, is
  * acknowledged without events.
  */
-class CheckoutCompensationTest {
+class CheckoutDeciderCompensationTest {
 
     private static final String DETAIL = "changed my mind";
     private static final CheckoutCancellationRequestedEvent CANCEL_REQUESTED =
             new CheckoutCancellationRequestedEvent(ID, CancellationReason.CUSTOMER_REQUEST, DETAIL);
     private static final CheckoutCancelledEvent CANCELLED_BY_CUSTOMER =
             new CheckoutCancelledEvent(ID, CancellationReason.CUSTOMER_REQUEST, DETAIL);
-
-    private AggregateTestFixture<Checkout> fixture;
-
-    @BeforeEach
-    void setUp() {
-        fixture = CheckoutScenario.fixture();
-    }
 
     private static StockReleaseRequestedEvent releaseRequested(Instant at) {
         return new StockReleaseRequestedEvent(ID, TENANT, op(Step.RESERVE_STOCK), lease(Step.RELEASE_STOCK, 1, at));
@@ -115,45 +108,48 @@ class CheckoutCompensationTest {
 
         @Test
         void the_request_is_recorded_and_waits_for_the_reservation() {
-            fixture.given(createdHistory())
+            given(createdHistory())
                     .when(cancel(cancelAt))
-                    .expectEvents(CANCEL_REQUESTED)
-                    .expectNoScheduledDeadlines();
+                    .events(CANCEL_REQUESTED)
+                    .cancelsNothing()
+                    .schedulesNothing();
         }
 
         @Test
         void the_reservation_that_concludes_afterwards_is_released() {
-            fixture.given(concat(createdHistory(), CANCEL_REQUESTED))
+            given(concat(createdHistory(), CANCEL_REQUESTED))
                     .when(record(stockReservationSucceeded(1), RESERVED_AT))
-                    .expectEvents(
+                    .events(
                             new StockReservedEvent(ID, op(Step.RESERVE_STOCK), token(1)),
-                            releaseRequested(RESERVED_AT));
+                            releaseRequested(RESERVED_AT))
+                    .cancels(leaseTimer(Step.RESERVE_STOCK, 1, T0))
+                    .schedules(leaseTimer(Step.RELEASE_STOCK, 1, RESERVED_AT));
         }
 
         @Test
         void the_release_ends_in_cancelled_with_the_customers_reason() {
-            fixture.given(concat(createdHistory(), CANCEL_REQUESTED,
+            given(concat(createdHistory(), CANCEL_REQUESTED,
                             new StockReservedEvent(ID, op(Step.RESERVE_STOCK), token(1)),
                             releaseRequested(RESERVED_AT)))
                     .when(record(released(), AUTHORIZED_AT))
-                    .expectEvents(new StockReleasedEvent(ID, op(Step.RELEASE_STOCK), token(1)), CANCELLED_BY_CUSTOMER);
+                    .events(new StockReleasedEvent(ID, op(Step.RELEASE_STOCK), token(1)), CANCELLED_BY_CUSTOMER);
         }
 
         @Test
         void a_reservation_rejected_afterwards_cancels_with_the_rejection_reason() {
-            fixture.given(concat(createdHistory(), CANCEL_REQUESTED))
+            given(concat(createdHistory(), CANCEL_REQUESTED))
                     .when(record(new StockReservationRejectedEvent(ID, op(Step.RESERVE_STOCK), token(1),
                             CancellationReason.OUT_OF_STOCK, "SKU-RED-MUG"), RESERVED_AT))
-                    .expectEvents(new CheckoutCancelledEvent(ID, CancellationReason.OUT_OF_STOCK, "SKU-RED-MUG"));
+                    .events(new CheckoutCancelledEvent(ID, CancellationReason.OUT_OF_STOCK, "SKU-RED-MUG"));
         }
 
         @Test
-        void the_whole_way_through_commands() {
-            fixture.givenCurrentTime(T0)
-                    .andGivenCommands(start(), cancel(cancelAt), record(stockReservationSucceeded(1), RESERVED_AT))
+        void the_whole_way_through_decisions_leaves_no_timer_behind() {
+            started()
+                    .andDecided(cancel(cancelAt), record(stockReservationSucceeded(1), RESERVED_AT))
                     .when(record(released(), AUTHORIZED_AT))
-                    .expectEvents(new StockReleasedEvent(ID, op(Step.RELEASE_STOCK), token(1)), CANCELLED_BY_CUSTOMER)
-                    .expectNoScheduledDeadlines();
+                    .events(new StockReleasedEvent(ID, op(Step.RELEASE_STOCK), token(1)), CANCELLED_BY_CUSTOMER)
+                    .leavesNoTimers();
         }
     }
 
@@ -164,62 +160,62 @@ class CheckoutCompensationTest {
 
         @Test
         void the_request_is_recorded_and_waits_for_the_authorization() {
-            fixture.given(stockReservedHistory())
+            given(stockReservedHistory())
                     .when(cancel(cancelAt))
-                    .expectEvents(CANCEL_REQUESTED);
+                    .events(CANCEL_REQUESTED);
         }
 
         @Test
         void an_authorization_that_succeeds_afterwards_is_voided_instead_of_confirmed() {
-            fixture.given(concat(stockReservedHistory(), CANCEL_REQUESTED))
+            given(concat(stockReservedHistory(), CANCEL_REQUESTED))
                     .when(record(authorizationSucceeded(1), AUTHORIZED_AT))
-                    .expectEvents(
+                    .events(
                             new PaymentAuthorizedEvent(ID, op(Step.AUTHORIZE_PAYMENT), token(1), PROVIDER_REF),
                             voidRequested(AUTHORIZED_AT))
-                    .expectScheduledDeadline(AUTHORIZED_AT.plus(PAYMENT_LEASE),
-                            new LeaseExpiry(Step.VOID_PAYMENT, token(1)));
+                    .cancels(leaseTimer(Step.AUTHORIZE_PAYMENT, 1, RESERVED_AT))
+                    .schedules(leaseTimer(Step.VOID_PAYMENT, 1, AUTHORIZED_AT));
         }
 
         @Test
         void the_void_releases_the_stock() {
-            fixture.given(concat(stockReservedHistory(), CANCEL_REQUESTED,
+            given(concat(stockReservedHistory(), CANCEL_REQUESTED,
                             new PaymentAuthorizedEvent(ID, op(Step.AUTHORIZE_PAYMENT), token(1), PROVIDER_REF),
                             voidRequested(AUTHORIZED_AT)))
                     .when(record(new PaymentVoidSucceededEvent(ID, op(Step.VOID_PAYMENT), token(1), "psp-void-1"),
                             RECEIPT_AT))
-                    .expectEvents(
+                    .events(
                             new PaymentVoidedEvent(ID, op(Step.VOID_PAYMENT), token(1), "psp-void-1"),
                             releaseRequested(RECEIPT_AT));
         }
 
         @Test
         void the_release_after_the_void_ends_in_cancelled() {
-            fixture.given(concat(stockReservedHistory(), CANCEL_REQUESTED,
+            given(concat(stockReservedHistory(), CANCEL_REQUESTED,
                             new PaymentAuthorizedEvent(ID, op(Step.AUTHORIZE_PAYMENT), token(1), PROVIDER_REF),
                             voidRequested(AUTHORIZED_AT),
                             new PaymentVoidedEvent(ID, op(Step.VOID_PAYMENT), token(1), "psp-void-1"),
                             releaseRequested(RECEIPT_AT)))
                     .when(record(released(), RECEIPT_AT.plusSeconds(1)))
-                    .expectEvents(new StockReleasedEvent(ID, op(Step.RELEASE_STOCK), token(1)), CANCELLED_BY_CUSTOMER);
+                    .events(new StockReleasedEvent(ID, op(Step.RELEASE_STOCK), token(1)), CANCELLED_BY_CUSTOMER);
         }
 
         @Test
         void a_decline_afterwards_releases_and_keeps_the_customers_reason() {
-            fixture.given(concat(stockReservedHistory(), CANCEL_REQUESTED))
+            given(concat(stockReservedHistory(), CANCEL_REQUESTED))
                     .when(record(new PaymentAuthorizationDeclinedEvent(ID, op(Step.AUTHORIZE_PAYMENT), token(1),
                             "insufficient funds"), AUTHORIZED_AT))
-                    .expectEvents(
+                    .events(
                             new PaymentDeclinedEvent(ID, op(Step.AUTHORIZE_PAYMENT), token(1), "insufficient funds"),
                             releaseRequested(AUTHORIZED_AT));
         }
 
         @Test
         void the_release_after_such_a_decline_cancels_as_the_customer_asked() {
-            fixture.given(concat(stockReservedHistory(), CANCEL_REQUESTED,
+            given(concat(stockReservedHistory(), CANCEL_REQUESTED,
                             new PaymentDeclinedEvent(ID, op(Step.AUTHORIZE_PAYMENT), token(1), "insufficient funds"),
                             releaseRequested(AUTHORIZED_AT)))
                     .when(record(released(), RECEIPT_AT))
-                    .expectEvents(new StockReleasedEvent(ID, op(Step.RELEASE_STOCK), token(1)), CANCELLED_BY_CUSTOMER);
+                    .events(new StockReleasedEvent(ID, op(Step.RELEASE_STOCK), token(1)), CANCELLED_BY_CUSTOMER);
         }
     }
 
@@ -231,23 +227,24 @@ class CheckoutCompensationTest {
 
         @Test
         void the_authorization_is_voided_at_once_under_its_operation_id() {
-            fixture.given(concat(stockReservedHistory(),
+            given(concat(stockReservedHistory(),
                             new ActivityRetryScheduledEvent(ID, Step.AUTHORIZE_PAYMENT, op(Step.AUTHORIZE_PAYMENT), 1,
                                     failedAt.plus(RETRY_INITIAL), "HTTP 500")))
                     .when(cancel(cancelAt))
-                    .expectEvents(CANCEL_REQUESTED, voidRequested(cancelAt));
+                    .events(CANCEL_REQUESTED, voidRequested(cancelAt))
+                    .cancelsNothing()
+                    .schedules(leaseTimer(Step.VOID_PAYMENT, 1, cancelAt));
         }
 
         @Test
         void the_pending_retry_does_not_authorize_again_once_the_void_is_under_way() {
-            fixture.givenCurrentTime(T0)
-                    .andGivenCommands(
-                            start(),
+            started()
+                    .andDecided(
                             record(stockReservationSucceeded(1), RESERVED_AT),
                             record(attemptFailed(Step.AUTHORIZE_PAYMENT, 1), failedAt),
                             cancel(cancelAt))
-                    .whenThenTimeAdvancesTo(failedAt.plus(RETRY_INITIAL))
-                    .expectNoEvents();
+                    .whenFired(retryTimer(Step.AUTHORIZE_PAYMENT, 1, failedAt.plus(RETRY_INITIAL)))
+                    .nothing();
         }
     }
 
@@ -257,29 +254,28 @@ class CheckoutCompensationTest {
         @Test
         void a_reservation_between_attempts_is_still_retried_so_that_what_it_may_hold_is_released() {
             Instant retryAt = RESERVED_AT.plus(RETRY_INITIAL);
-            fixture.givenCurrentTime(T0)
-                    .andGivenCommands(
-                            start(),
+            started()
+                    .andDecided(
                             record(attemptFailed(Step.RESERVE_STOCK, 1), RESERVED_AT),
                             cancel(RESERVED_AT.plusMillis(500)))
-                    .whenThenTimeAdvancesTo(retryAt)
-                    .expectEvents(new StockReservationRequestedEvent(ID, TENANT,
-                            ITEMS, lease(Step.RESERVE_STOCK, 2, retryAt)));
+                    .whenFired(retryTimer(Step.RESERVE_STOCK, 1, retryAt))
+                    .events(new StockReservationRequestedEvent(ID, TENANT,
+                            ITEMS, lease(Step.RESERVE_STOCK, 2, retryAt)))
+                    .schedules(leaseTimer(Step.RESERVE_STOCK, 2, retryAt));
         }
 
         @Test
         void a_compensation_between_attempts_is_retried() {
             Instant failedAt = RECEIPT_AT;
             Instant retryAt = failedAt.plus(RETRY_INITIAL);
-            fixture.givenCurrentTime(T0)
-                    .andGivenCommands(
-                            start(),
+            started()
+                    .andDecided(
                             record(stockReservationSucceeded(1), RESERVED_AT),
                             record(new PaymentAuthorizationDeclinedEvent(ID, op(Step.AUTHORIZE_PAYMENT), token(1),
                                     "insufficient funds"), AUTHORIZED_AT),
                             record(attemptFailed(Step.RELEASE_STOCK, 1), failedAt))
-                    .whenThenTimeAdvancesTo(retryAt)
-                    .expectEvents(new StockReleaseRequestedEvent(ID, TENANT, op(Step.RESERVE_STOCK),
+                    .whenFired(retryTimer(Step.RELEASE_STOCK, 1, retryAt))
+                    .events(new StockReleaseRequestedEvent(ID, TENANT, op(Step.RESERVE_STOCK),
                             lease(Step.RELEASE_STOCK, 2, retryAt)));
         }
     }
@@ -291,7 +287,7 @@ class CheckoutCompensationTest {
         void the_request_waits_and_a_lookup_that_finds_the_authorization_voids_it() {
             Instant lookupAt = AUTHORIZED_AT.plusSeconds(2);
             Instant answeredAt = lookupAt.plusSeconds(1);
-            fixture.given(concat(stockReservedHistory(),
+            given(concat(stockReservedHistory(),
                             new PaymentOutcomeUnknownEvent(ID, op(Step.AUTHORIZE_PAYMENT), token(1), "provider timeout"),
                             new PaymentReconciliationScheduledEvent(ID, op(Step.AUTHORIZE_PAYMENT), 1, lookupAt,
                                     "provider timeout"),
@@ -299,22 +295,22 @@ class CheckoutCompensationTest {
                                     lease(Step.RECONCILE_PAYMENT, 1, lookupAt)),
                             CANCEL_REQUESTED))
                     .when(record(lookupAnswered(1, PaymentLookupOutcome.AUTHORIZED, "psp-auth-77"), answeredAt))
-                    .expectEvents(
+                    .events(
                             new PaymentAuthorizedEvent(ID, op(Step.AUTHORIZE_PAYMENT), token(1), "psp-auth-77"),
                             voidRequested(answeredAt));
         }
 
         @Test
         void a_cancellation_does_not_stop_the_reconciliation() {
-            fixture.givenCurrentTime(T0)
-                    .andGivenCommands(
-                            start(),
+            started()
+                    .andDecided(
                             record(stockReservationSucceeded(1), RESERVED_AT),
                             record(authorizationUnknown(1), AUTHORIZED_AT),
                             cancel(AUTHORIZED_AT.plusMillis(500)))
-                    .whenThenTimeAdvancesTo(AUTHORIZED_AT.plusSeconds(2))
-                    .expectEvents(new PaymentReconciliationRequestedEvent(ID, TENANT, op(Step.AUTHORIZE_PAYMENT), 1,
-                            lease(Step.RECONCILE_PAYMENT, 1, AUTHORIZED_AT.plusSeconds(2))));
+                    .whenFired(lookupTimer(1, AUTHORIZED_AT.plusSeconds(2)))
+                    .events(new PaymentReconciliationRequestedEvent(ID, TENANT, op(Step.AUTHORIZE_PAYMENT), 1,
+                            lease(Step.RECONCILE_PAYMENT, 1, AUTHORIZED_AT.plusSeconds(2))))
+                    .schedules(leaseTimer(Step.RECONCILE_PAYMENT, 1, AUTHORIZED_AT.plusSeconds(2)));
         }
     }
 
@@ -323,17 +319,17 @@ class CheckoutCompensationTest {
 
         @Test
         void the_request_waits_for_the_receipt() {
-            fixture.given(confirmedHistory())
+            given(confirmedHistory())
                     .when(cancel(RECEIPT_AT))
-                    .expectEvents(CANCEL_REQUESTED);
+                    .events(CANCEL_REQUESTED);
         }
 
         @Test
         void the_receipt_completes_the_checkout_and_the_refund_follows() {
             Instant sentAt = RECEIPT_AT.plusSeconds(1);
-            fixture.given(concat(confirmedHistory(), CANCEL_REQUESTED))
+            given(concat(confirmedHistory(), CANCEL_REQUESTED))
                     .when(record(receiptDelivered(1), sentAt))
-                    .expectEvents(
+                    .events(
                             new ReceiptSentEvent(ID, op(Step.SEND_RECEIPT), token(1)),
                             new CheckoutCompletedEvent(ID),
                             refundRequested(sentAt));
@@ -367,18 +363,19 @@ class CheckoutCompensationTest {
 
         @Test
         void a_completed_checkout_is_refunded_under_the_authorization_operation_id() {
-            fixture.given(completedHistory())
+            given(completedHistory())
                     .when(cancel(cancelAt))
-                    .expectEvents(CANCEL_REQUESTED, refundRequested(cancelAt))
-                    .expectScheduledDeadline(cancelAt.plus(PAYMENT_LEASE), new LeaseExpiry(Step.REFUND_PAYMENT, token(1)));
+                    .events(CANCEL_REQUESTED, refundRequested(cancelAt))
+                    .cancelsNothing()
+                    .schedules(leaseTimer(Step.REFUND_PAYMENT, 1, cancelAt));
         }
 
         @Test
         void an_operator_may_cancel_a_completed_checkout_too() {
-            fixture.given(completedHistory())
+            given(completedHistory())
                     .when(new RequestCancellationCommand(ID, CancellationReason.OPERATOR_REQUEST, "fraud suspected",
                             null, cancelAt))
-                    .expectEvents(
+                    .events(
                             new CheckoutCancellationRequestedEvent(ID, CancellationReason.OPERATOR_REQUEST,
                                     "fraud suspected"),
                             refundRequested(cancelAt));
@@ -386,19 +383,21 @@ class CheckoutCompensationTest {
 
         @Test
         void the_confirmed_refund_releases_the_stock() {
-            fixture.given(refundRequestedHistory())
+            given(refundRequestedHistory())
                     .when(record(new PaymentRefundSucceededEvent(ID, op(Step.REFUND_PAYMENT), token(1), "psp-refund-1"),
                             refundedAt))
-                    .expectEvents(
+                    .events(
                             new PaymentRefundedEvent(ID, op(Step.REFUND_PAYMENT), token(1), "psp-refund-1"),
-                            releaseRequested(refundedAt));
+                            releaseRequested(refundedAt))
+                    .cancels(leaseTimer(Step.REFUND_PAYMENT, 1, cancelAt))
+                    .schedules(leaseTimer(Step.RELEASE_STOCK, 1, refundedAt));
         }
 
         @Test
         void after_the_release_the_customer_is_told_because_a_receipt_cannot_be_unsent() {
-            fixture.given(refundConfirmedHistory())
+            given(refundConfirmedHistory())
                     .when(record(released(), releasedAt))
-                    .expectEvents(
+                    .events(
                             new StockReleasedEvent(ID, op(Step.RELEASE_STOCK), token(1)),
                             new CancellationNoticeRequestedEvent(ID, TENANT, EMAIL,
                                     lease(Step.SEND_CANCELLATION_NOTICE, 1, releasedAt)));
@@ -406,19 +405,18 @@ class CheckoutCompensationTest {
 
         @Test
         void the_delivered_notice_ends_in_cancelled() {
-            fixture.given(noticeRequestedHistory())
+            given(noticeRequestedHistory())
                     .when(record(new CancellationNoticeDeliverySucceededEvent(ID, op(Step.SEND_CANCELLATION_NOTICE),
                             token(1)), noticeAt))
-                    .expectEvents(
+                    .events(
                             new CancellationNoticeSentEvent(ID, op(Step.SEND_CANCELLATION_NOTICE), token(1)),
                             CANCELLED_BY_CUSTOMER);
         }
 
         @Test
-        void the_whole_way_through_commands_leaves_no_deadline_behind() {
-            fixture.givenCurrentTime(T0)
-                    .andGivenCommands(
-                            start(),
+        void the_whole_way_through_decisions_leaves_no_timer_behind() {
+            started()
+                    .andDecided(
                             record(stockReservationSucceeded(1), RESERVED_AT),
                             record(authorizationSucceeded(1), AUTHORIZED_AT),
                             record(receiptDelivered(1), RECEIPT_AT),
@@ -428,18 +426,19 @@ class CheckoutCompensationTest {
                             record(released(), releasedAt))
                     .when(record(new CancellationNoticeDeliverySucceededEvent(ID, op(Step.SEND_CANCELLATION_NOTICE),
                             token(1)), noticeAt))
-                    .expectEvents(
+                    .events(
                             new CancellationNoticeSentEvent(ID, op(Step.SEND_CANCELLATION_NOTICE), token(1)),
                             CANCELLED_BY_CUSTOMER)
-                    .expectNoScheduledDeadlines();
+                    .cancels(leaseTimer(Step.SEND_CANCELLATION_NOTICE, 1, releasedAt))
+                    .schedulesNothing()
+                    .leavesNoTimers();
         }
 
         @Test
         void a_second_request_while_refunding_is_acknowledged_without_events() {
-            fixture.given(refundRequestedHistory())
+            given(refundRequestedHistory())
                     .when(cancel(cancelAt.plusSeconds(1)))
-                    .expectSuccessfulHandlerExecution()
-                    .expectNoEvents();
+                    .nothing();
         }
     }
 
@@ -450,45 +449,46 @@ class CheckoutCompensationTest {
 
         @Test
         void blocked_on_the_reservation_the_stock_is_released() {
-            fixture.given(concat(createdHistory(), new ManualReviewRequiredEvent(ID, Step.RESERVE_STOCK,
+            given(concat(createdHistory(), new ManualReviewRequiredEvent(ID, Step.RESERVE_STOCK,
                             "reserve-stock failed 3 times", "operation chk-0001/reserve-stock")))
                     .when(cancel(cancelAt))
-                    .expectEvents(CANCEL_REQUESTED, releaseRequested(cancelAt));
+                    .events(CANCEL_REQUESTED, releaseRequested(cancelAt));
         }
 
         @Test
         void blocked_on_the_payment_outcome_the_authorization_is_voided() {
-            fixture.given(concat(stockReservedHistory(), new ManualReviewRequiredEvent(ID, Step.AUTHORIZE_PAYMENT,
+            given(concat(stockReservedHistory(), new ManualReviewRequiredEvent(ID, Step.AUTHORIZE_PAYMENT,
                             "authorize-payment failed 3 times", "operation chk-0001/authorize-payment")))
                     .when(cancel(cancelAt))
-                    .expectEvents(CANCEL_REQUESTED, voidRequested(cancelAt));
+                    .events(CANCEL_REQUESTED, voidRequested(cancelAt));
         }
 
         @Test
         void blocked_on_the_receipt_the_customer_is_told_after_void_and_release_since_a_receipt_may_have_gone_out() {
             Instant voidedAt = cancelAt.plusSeconds(1);
             Instant releasedAt = cancelAt.plusSeconds(2);
-            fixture.given(concat(confirmedHistory(), new ManualReviewRequiredEvent(ID, Step.SEND_RECEIPT,
+            given(concat(confirmedHistory(), new ManualReviewRequiredEvent(ID, Step.SEND_RECEIPT,
                                     "send-receipt failed 3 times", "operation chk-0001/send-receipt"),
                             CANCEL_REQUESTED, voidRequested(cancelAt),
                             new PaymentVoidedEvent(ID, op(Step.VOID_PAYMENT), token(1), "void-ref"),
                             releaseRequested(voidedAt)))
                     .when(record(released(), releasedAt))
-                    .expectEvents(new StockReleasedEvent(ID, op(Step.RELEASE_STOCK), token(1)),
+                    .events(new StockReleasedEvent(ID, op(Step.RELEASE_STOCK), token(1)),
                             new CancellationNoticeRequestedEvent(ID, TENANT, EMAIL,
                                     lease(Step.SEND_CANCELLATION_NOTICE, 1, releasedAt)));
         }
 
         @Test
         void blocked_on_a_compensation_the_compensation_is_tried_again() {
-            fixture.given(concat(stockReservedHistory(),
+            given(concat(stockReservedHistory(),
                             new PaymentDeclinedEvent(ID, op(Step.AUTHORIZE_PAYMENT), token(1), "insufficient funds"),
                             releaseRequested(AUTHORIZED_AT),
                             new ManualReviewRequiredEvent(ID, Step.RELEASE_STOCK, "release-stock failed 3 times",
                                     "operation chk-0001/release-stock")))
                     .when(cancel(cancelAt))
-                    .expectEvents(CANCEL_REQUESTED, new StockReleaseRequestedEvent(ID, TENANT, op(Step.RESERVE_STOCK),
-                            lease(Step.RELEASE_STOCK, 2, cancelAt)));
+                    .events(CANCEL_REQUESTED, new StockReleaseRequestedEvent(ID, TENANT, op(Step.RESERVE_STOCK),
+                            lease(Step.RELEASE_STOCK, 2, cancelAt)))
+                    .schedules(leaseTimer(Step.RELEASE_STOCK, 2, cancelAt));
         }
     }
 
@@ -497,29 +497,26 @@ class CheckoutCompensationTest {
 
         @Test
         void cancelling_twice_records_one_request() {
-            fixture.given(concat(createdHistory(), CANCEL_REQUESTED))
+            given(concat(createdHistory(), CANCEL_REQUESTED))
                     .when(cancel(RESERVED_AT))
-                    .expectSuccessfulHandlerExecution()
-                    .expectNoEvents();
+                    .nothing();
         }
 
         @Test
         void cancelling_a_cancelled_checkout_changes_nothing() {
-            fixture.given(concat(createdHistory(), new CheckoutCancelledEvent(ID, CancellationReason.OUT_OF_STOCK,
+            given(concat(createdHistory(), new CheckoutCancelledEvent(ID, CancellationReason.OUT_OF_STOCK,
                             "SKU-RED-MUG")))
                     .when(cancel(RESERVED_AT))
-                    .expectSuccessfulHandlerExecution()
-                    .expectNoEvents();
+                    .nothing();
         }
 
         @Test
         void cancelling_while_a_decline_is_being_compensated_changes_nothing() {
-            fixture.given(concat(stockReservedHistory(),
+            given(concat(stockReservedHistory(),
                             new PaymentDeclinedEvent(ID, op(Step.AUTHORIZE_PAYMENT), token(1), "insufficient funds"),
                             releaseRequested(AUTHORIZED_AT)))
                     .when(cancel(RECEIPT_AT))
-                    .expectSuccessfulHandlerExecution()
-                    .expectNoEvents();
+                    .nothing();
         }
     }
 }

@@ -8,9 +8,6 @@ import io.durablecheckout.api.checkout.PaymentOutcomeUnknownEvent;
 import io.durablecheckout.api.checkout.PaymentReconciliationScheduledEvent;
 import io.durablecheckout.api.values.OperationId;
 import io.durablecheckout.api.values.Step;
-import io.durablecheckout.orchestrator.checkout.Deadlines.LeaseExpiry;
-import io.durablecheckout.orchestrator.checkout.Deadlines.RetryDue;
-import org.axonframework.test.aggregate.AggregateTestFixture;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -35,15 +32,20 @@ import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.reservat
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.start;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.stockReservedHistory;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.token;
+import static io.durablecheckout.orchestrator.checkout.DeciderSpec.given;
+import static io.durablecheckout.orchestrator.checkout.DeciderSpec.leaseTimer;
+import static io.durablecheckout.orchestrator.checkout.DeciderSpec.retryTimer;
+import static io.durablecheckout.orchestrator.checkout.DeciderSpec.whenStarting;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The policy is fixed for a checkout when it is created and recorded in its first event. Each test records a
  * checkout's history under the scenario's policy ({@value CheckoutScenario#MAX_ATTEMPTS} attempts, short back-offs
- * and leases) and then continues it on a node whose configuration says something else: the decisions follow the
- * recorded policy.
+ * and leases) and decides what comes next: {@link CheckoutDecider#decide} takes no configured policy at all, so the
+ * decisions follow the recorded one whatever a node is configured with today (the shell's injection of the configured
+ * policy into the start: {@link CheckoutShellTest}).
  */
-class CheckoutPolicyTest {
+class CheckoutDeciderPolicyTest {
 
     private static final OperationId RESERVE = op(Step.RESERVE_STOCK);
 
@@ -51,22 +53,19 @@ class CheckoutPolicyTest {
     private static final WorkflowPolicy RECONFIGURED = new WorkflowPolicy(Duration.ofMinutes(2), Duration.ofMinutes(3),
             Duration.ofSeconds(7), Duration.ofMinutes(10), 8, Duration.ofSeconds(11), Duration.ofMinutes(30), 20);
 
-    private static AggregateTestFixture<Checkout> reconfiguredNode() {
-        AggregateTestFixture<Checkout> fixture = new AggregateTestFixture<>(Checkout.class);
-        fixture.registerInjectableResource(RECONFIGURED);
-        return fixture;
+    @Test
+    void a_new_checkout_records_the_configured_policy_with_its_version() {
+        CheckoutCreatedEvent created = (CheckoutCreatedEvent) whenStarting(start(), RECONFIGURED).decision()
+                .events().get(0);
+        assertThat(created.policy()).isEqualTo(RECONFIGURED.recorded());
+        assertThat(created.policy().version()).isEqualTo(WorkflowPolicy.RULES_VERSION);
     }
 
     @Test
-    void a_new_checkout_records_the_configured_policy_with_its_version() {
-        CheckoutScenario.fixture()
-                .givenNoPriorActivity()
-                .when(start())
-                .expectEventsMatching(org.axonframework.test.matchers.Matchers.payloadsMatching(
-                        org.axonframework.test.matchers.Matchers.listWithAnyOf(
-                                org.axonframework.test.matchers.Matchers.predicate(p -> p instanceof CheckoutCreatedEvent c
-                                        && c.policy().equals(POLICY.recorded())
-                                        && c.policy().version() == WorkflowPolicy.RULES_VERSION))));
+    void a_checkout_started_under_another_policy_follows_it() {
+        whenStarting(start(), RECONFIGURED)
+                .schedules(new Decision.Timer(Deadlines.LEASE_EXPIRED, Step.RESERVE_STOCK, token(1), 0,
+                        T0.plus(Duration.ofMinutes(2))));
     }
 
     @Test
@@ -77,41 +76,47 @@ class CheckoutPolicyTest {
                 reservationRequested(2, T0.plusSeconds(2)),
                 new ActivityRetryScheduledEvent(ID, Step.RESERVE_STOCK, RESERVE, 2, T0.plusSeconds(6), "connection reset"),
                 reservationRequested(3, T0.plusSeconds(6)));
-        reconfiguredNode().given(history)
+        given(history)
                 .when(record(attemptFailed(Step.RESERVE_STOCK, 3), T0.plusSeconds(9)))
-                .expectEvents(new ManualReviewRequiredEvent(ID, Step.RESERVE_STOCK, "reserve-stock failed 3 times",
+                .events(new ManualReviewRequiredEvent(ID, Step.RESERVE_STOCK, "reserve-stock failed 3 times",
                         "operation chk-0001/reserve-stock; last failure: connection reset"))
-                .expectNoScheduledDeadlines();
+                .schedulesNothing();
     }
 
     @Test
     void a_changed_back_off_does_not_move_the_next_retry_of_a_checkout_in_flight() {
         Instant failedAt = T0.plusSeconds(1);
-        reconfiguredNode().given(CheckoutScenario.created(), reservationRequested(1, T0))
+        given(CheckoutScenario.created(), reservationRequested(1, T0))
                 .when(record(attemptFailed(Step.RESERVE_STOCK, 1), failedAt))
-                .expectEvents(new ActivityRetryScheduledEvent(ID, Step.RESERVE_STOCK, RESERVE, 1,
+                .events(new ActivityRetryScheduledEvent(ID, Step.RESERVE_STOCK, RESERVE, 1,
                         failedAt.plus(POLICY.retryDelay(1)), "connection reset"))
-                .expectScheduledDeadline(failedAt.plus(POLICY.retryDelay(1)), new RetryDue(Step.RESERVE_STOCK, token(1)));
+                .schedules(retryTimer(Step.RESERVE_STOCK, 1, failedAt.plus(POLICY.retryDelay(1))));
     }
 
     @Test
     void a_changed_lease_length_does_not_change_the_next_lease_of_a_checkout_in_flight() {
         Instant reservedAt = T0.plusSeconds(1);
-        reconfiguredNode().given(CheckoutScenario.created(), reservationRequested(1, T0))
+        given(CheckoutScenario.created(), reservationRequested(1, T0))
                 .when(record(CheckoutScenario.stockReservationSucceeded(1), reservedAt))
-                .expectEvents(new StockReservedEvent(ID, RESERVE, token(1)), authorizationRequested(1, reservedAt))
-                .expectScheduledDeadline(reservedAt.plus(CheckoutScenario.PAYMENT_LEASE),
-                        new LeaseExpiry(Step.AUTHORIZE_PAYMENT, token(1)));
+                .events(new StockReservedEvent(ID, RESERVE, token(1)), authorizationRequested(1, reservedAt))
+                .schedules(leaseTimer(Step.AUTHORIZE_PAYMENT, 1, reservedAt));
     }
 
     @Test
     void a_changed_lookup_budget_does_not_change_when_reconciliation_gives_up() {
         Instant unknownAt = T0.plusSeconds(5);
-        reconfiguredNode().given(stockReservedHistory())
+        given(stockReservedHistory())
                 .when(record(authorizationUnknown(1), unknownAt))
-                .expectEvents(new PaymentOutcomeUnknownEvent(ID, op(Step.AUTHORIZE_PAYMENT), token(1), "provider timeout"),
+                .events(new PaymentOutcomeUnknownEvent(ID, op(Step.AUTHORIZE_PAYMENT), token(1), "provider timeout"),
                         new PaymentReconciliationScheduledEvent(ID, op(Step.AUTHORIZE_PAYMENT), 1,
                                 unknownAt.plus(POLICY.reconciliationDelay(1)), "provider timeout"));
+    }
+
+    @Test
+    void an_unconfigured_node_uses_the_documented_defaults() {
+        assertThat(WorkflowPolicy.defaults()).isEqualTo(new WorkflowPolicy(Duration.ofSeconds(30),
+                Duration.ofSeconds(30), Duration.ofSeconds(1), Duration.ofMinutes(1), 8, Duration.ofSeconds(2),
+                Duration.ofMinutes(5), 6));
     }
 
     @Test
