@@ -79,24 +79,25 @@ class HeartbeatLeaseKeeper implements LeaseKeeper, AutoCloseable {
 
     @Override
     public Hold claim(ActivityIntent intent) {
+        beat(intent, "claim"); // on this thread, in its unit of work
         return hold(intent, true);
     }
 
-    private Hold hold(ActivityIntent intent, boolean claimNow) {
+    private Hold hold(ActivityIntent intent, boolean claimed) {
         Instant start = clock.instant();
         // Picked up late (little or none of the issued lease left): claim soon, so the lease starts running. Not at
         // once and not on this thread: a worker that finishes within the delay never needed a claim (after a restart
         // every intent is late, and a claim each would cost a transaction, a saga hop and an event per step).
         boolean late = Duration.between(start, intent.lease().expiresAt()).compareTo(claimMargin) < 0;
-        long first = claimNow ? 0 : (late ? claimDelay : interval).toMillis();
+        long first = (late && !claimed ? claimDelay : interval).toMillis();
         AtomicReference<ScheduledFuture<?>> beats = new AtomicReference<>();
-        AtomicBoolean claimed = new AtomicBoolean();
+        AtomicBoolean sent = new AtomicBoolean(claimed);
         beats.set(scheduler.scheduleAtFixedRate(() -> {
             if (Duration.between(start, clock.instant()).compareTo(maxHold) > 0) {
                 beats.get().cancel(false); // stuck for too long: let the lease run out
                 return;
             }
-            beat(intent, claimed.getAndSet(true) ? "renewal" : "claim");
+            beat(intent, sent.getAndSet(true) ? "renewal" : "claim");
         }, first, interval.toMillis(), TimeUnit.MILLISECONDS));
         return () -> beats.get().cancel(false);
     }

@@ -58,9 +58,9 @@ public final class IntentHandling implements HandlerEnhancerDefinition {
 
     /**
      * Hands the lease hold of the intent this thread is handling over to another thread (payments' bounded provider
-     * calls): this thread's hold ends now, before it could claim, and the returned {@link Handover} opens the hold
-     * again where the work really starts, with its claim at once (the processor will pass the intent before the work
-     * ends, so the claim is what says an owner is on it, and what lets a crash mid-work expire it a lease later).
+     * calls), which closes it when the work ends: this thread's delayed hold ends, and the lease is claimed now, in this
+     * thread's unit of work (the processor passes the intent before the work ends: the claim, committed with that,
+     * is what says an owner is on it, and lets a crash mid-work expire it a lease later), then renewed meanwhile.
      * Outside a wrapped handler: a hand-over of nothing.
      */
     public static Handover handOver() {
@@ -69,14 +69,14 @@ public final class IntentHandling implements HandlerEnhancerDefinition {
             return () -> () -> {
             };
         }
-        held.hold.close();
+        held.hold.close(); // before any wait for the other thread: its delayed claim must not go out as well
         return () -> held.keeper.claim(held.intent);
     }
 
-    /** Opens the handed-over hold on the thread that does the work; close it when the work ends. */
+    /** The hand-over's claim, made when the work is about to start; the hold it returns is closed when it ends. */
     @FunctionalInterface
     public interface Handover {
-        LeaseKeeper.Hold resume();
+        LeaseKeeper.Hold claim();
     }
 
     private static final ThreadLocal<Held> CURRENT = new ThreadLocal<>();

@@ -16,8 +16,9 @@ public interface LeaseKeeper {
     Hold hold(ActivityIntent intent);
 
     /**
-     * A hold whose claim goes out at once, not after the claim delay: for work that has left its processor (the
-     * processor has passed the intent, so only a claim tells the Checkout that an owner is on it).
+     * Claims the lease now, on the calling thread (in its unit of work: the claim commits with the processor's batch,
+     * so an intent the processor has passed is always claimed), then renews it while the hold is open: for work handed
+     * to another thread, after which only a claim says that an owner is on it.
      */
     default Hold claim(ActivityIntent intent) {
         return hold(intent);

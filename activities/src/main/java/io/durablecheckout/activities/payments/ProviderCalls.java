@@ -80,16 +80,17 @@ public final class ProviderCalls implements AutoCloseable {
             return;
         }
         Message<?> message = CurrentUnitOfWork.isStarted() ? CurrentUnitOfWork.get().getMessage() : null;
-        IntentHandling.Handover handover = IntentHandling.handOver(); // the lease is held from the call's start
+        IntentHandling.Handover handover = IntentHandling.handOver();
         try {
             permits.acquire();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for a provider call slot", e);
         }
+        LeaseKeeper.Hold hold = handover.claim(); // claimed as the call starts, committed with the processor's batch
         try {
             threads.execute(() -> {
-                try (LeaseKeeper.Hold hold = handover.resume()) {
+                try (hold) {
                     inUnitOfWork(message, work);
                 } catch (RuntimeException | Error e) {
                     // nothing published: the intent's lease runs out and it is issued again (same operation id)
@@ -101,6 +102,7 @@ public final class ProviderCalls implements AutoCloseable {
             });
         } catch (RejectedExecutionException e) {
             permits.release();
+            hold.close();
             throw e;
         }
     }
