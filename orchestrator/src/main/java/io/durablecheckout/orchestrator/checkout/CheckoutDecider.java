@@ -92,7 +92,7 @@ public final class CheckoutDecider {
         CheckoutDecider d = new CheckoutDecider(CheckoutFacts.INITIAL);
         d.apply(new CheckoutCreatedEvent(cmd.checkoutId(), cmd.tenantId(), List.copyOf(cmd.items()), cmd.amount(),
                 cmd.paymentToken(), cmd.customerEmail(), cmd.idempotencyKey(), cmd.requestFingerprint(),
-                cmd.requestedAt(), configured.recorded()));
+                cmd.requestedAt(), configured.recorded(), cmd.receipt()));
         d.issue(Workflow.STEPS.get(0).step(), cmd.requestedAt());
         return d.decision();
     }

@@ -10,10 +10,25 @@ import java.util.ArrayList;
 
 import java.util.List;
 
-/** The body of POST /api/v1/checkouts, as the client sent it (boxed, so a missing field is told from a zero). */
-public record CheckoutRequest(@JsonDeserialize(using = BoundedItems.class) List<Item> items, Amount amount, String paymentToken, String customerEmail) {
+/**
+ * The body of POST /api/v1/checkouts, as the client sent it (boxed, so a missing field is told from a zero). The
+ * receipt's fields are optional: {@code orderReference}, each item's {@code name} and {@code unitPrice}, and
+ * {@code shipping}, {@code tax} and {@code discount} (minor units of the amount's currency; see
+ * {@link ReceiptFields}).
+ */
+public record CheckoutRequest(@JsonDeserialize(using = BoundedItems.class) List<Item> items, Amount amount, String paymentToken,
+                              String customerEmail, String orderReference, Long shipping, Long tax, Long discount) {
 
-    public record Item(String sku, Integer quantity) {
+    public CheckoutRequest(List<Item> items, Amount amount, String paymentToken, String customerEmail) {
+        this(items, amount, paymentToken, customerEmail, null, null, null, null);
+    }
+
+    /** Named apart from the view's {@code Item} in the OpenAPI document (same simple name, other fields). */
+    @io.swagger.v3.oas.annotations.media.Schema(name = "CheckoutRequestItem")
+    public record Item(String sku, Integer quantity, String name, Long unitPrice) {
+        public Item(String sku, Integer quantity) {
+            this(sku, quantity, null, null);
+        }
     }
 
     /**

@@ -35,7 +35,12 @@ final class CheckoutRequestValidator {
     private static final Pattern PAYMENT_TOKEN = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
     private static final Pattern IDEMPOTENCY_KEY = Pattern.compile("[\\x21-\\x7E]{1,255}");
 
-    record Valid(List<LineItem> items, Money amount, String paymentToken, String customerEmail) {
+    /** @param receipt the request's receipt fields ({@link ReceiptFields}), the merchant not yet filled in */
+    record Valid(List<LineItem> items, Money amount, String paymentToken, String customerEmail,
+                 io.durablecheckout.api.values.ReceiptDetails receipt) {
+        Valid(List<LineItem> items, Money amount, String paymentToken, String customerEmail) {
+            this(items, amount, paymentToken, customerEmail, null);
+        }
     }
 
     private CheckoutRequestValidator() {
@@ -53,10 +58,15 @@ final class CheckoutRequestValidator {
     }
 
     static Valid validate(CheckoutRequest r) {
+        return validate(r, null);
+    }
+
+    static Valid validate(CheckoutRequest r, String idempotencyKey) {
         List<String> errors = new ArrayList<>();
         if (r == null) {
             throw invalid(List.of("body: a JSON object is required"));
         }
+        io.durablecheckout.api.values.ReceiptDetails receipt = ReceiptFields.read(r, idempotencyKey, errors);
         Map<String, Integer> quantities = new LinkedHashMap<>();
         if (r.items() == null || r.items().isEmpty()) {
             errors.add("items: at least one line item is required");
@@ -117,7 +127,9 @@ final class CheckoutRequestValidator {
         // Same SKU twice is one line: quantities add up (and the reservation locks each SKU once).
         List<LineItem> items = quantities.entrySet().stream()
                 .map(e -> new LineItem(new Sku(e.getKey()), e.getValue())).toList();
-        return new Valid(items, new Money(r.amount().minor(), r.amount().currency()), r.paymentToken(), r.customerEmail());
+        Money amount = new Money(r.amount().minor(), r.amount().currency());
+        ReceiptFields.requireTotal(receipt, amount);
+        return new Valid(items, amount, r.paymentToken(), r.customerEmail(), receipt);
     }
 
     private static ApiProblemException invalid(List<String> errors) {

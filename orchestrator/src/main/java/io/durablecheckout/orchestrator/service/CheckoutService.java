@@ -61,14 +61,17 @@ public class CheckoutService {
     private final Admission admission;
     private final PersonalData vault;
     private final TransactionManager transactions;
+    private final io.durablecheckout.orchestrator.tenancy.MerchantProfiles merchants;
     /** Local command bus: the checks, the key's registration and the first events commit together (see submit). */
     private final boolean oneTransaction;
 
     public CheckoutService(CommandGateway commands, QueryGateway queries, EventStore eventStore,
                            CheckoutSummaryRepository summaries, Clock clock, ObjectProvider<ParkedEvents> parkedEvents,
                            PersonalData vault, Admission admission, TransactionManager transactions,
-                           @Value("${axon.axonserver.enabled:false}") boolean axonServer) {
+                           @Value("${axon.axonserver.enabled:false}") boolean axonServer,
+                           io.durablecheckout.orchestrator.tenancy.MerchantProfiles merchants) {
         this.transactions = transactions;
+        this.merchants = merchants;
         this.oneTransaction = !axonServer;
         this.vault = vault;
         this.admission = admission;
@@ -89,7 +92,7 @@ public class CheckoutService {
      */
     public Submitted submit(TenantId tenant, String idempotencyKey, CheckoutRequest request) {
         CheckoutRequestValidator.requireIdempotencyKey(idempotencyKey);
-        CheckoutRequestValidator.Valid valid = CheckoutRequestValidator.validate(request);
+        CheckoutRequestValidator.Valid valid = CheckoutRequestValidator.validate(request, idempotencyKey);
         CheckoutId id = checkoutIdFor(tenant, idempotencyKey);
         String canonical = canonical(valid);
         if (!oneTransaction) {
@@ -149,7 +152,8 @@ public class CheckoutService {
                 : vault.sealCheckout(id.value(), valid.paymentToken(), valid.customerEmail(), canonical);
         try {
             commands.sendAndWait(new StartCheckoutCommand(id, tenant, valid.items(), valid.amount(),
-                    sealed.paymentToken(), sealed.customerEmail(), idempotencyKey, sealed.fingerprint(), clock.instant()));
+                    sealed.paymentToken(), sealed.customerEmail(), idempotencyKey, sealed.fingerprint(), clock.instant(),
+                    merchants.withMerchant(tenant, valid.receipt())));
             return new Submitted(id, false);
         } catch (RuntimeException e) {
             if (oneTransaction) {
@@ -331,7 +335,8 @@ public class CheckoutService {
         StringBuilder canonical = new StringBuilder();
         v.items().forEach(i -> canonical.append(i.sku().value()).append('\u0000').append(i.quantity()).append('\n'));
         canonical.append(v.amount().minor()).append(' ').append(v.amount().currency()).append('\n')
-                .append(v.paymentToken()).append('\n').append(v.customerEmail());
+                .append(v.paymentToken()).append('\n').append(v.customerEmail())
+                .append(ReceiptFields.canonical(v.receipt()));
         return canonical.toString();
     }
 
