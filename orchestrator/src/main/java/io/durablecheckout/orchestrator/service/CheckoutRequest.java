@@ -13,7 +13,7 @@ import java.util.List;
 /** The body of POST /api/v1/checkouts, as the client sent it (boxed, so a missing field is told from a zero). */
 public record CheckoutRequest(@JsonDeserialize(using = BoundedItems.class) List<Item> items, Amount amount, String paymentToken, String customerEmail) {
 
-    public record Item(String sku, Integer quantity) {
+    public record Item(String sku, @JsonDeserialize(using = WholeNumber.class) Integer quantity) {
     }
 
     /**
@@ -38,6 +38,48 @@ public record CheckoutRequest(@JsonDeserialize(using = BoundedItems.class) List<
         }
     }
 
-    public record Amount(Long minor, String currency) {
+    public record Amount(@JsonDeserialize(using = WholeLong.class) Long minor, String currency) {
+    }
+
+    /**
+     * A JSON integer and nothing else: Jackson would take {@code 1.5} as 1 and {@code "1000"} as 1000 (issue 53), so a
+     * client's mistake would be charged or shipped instead of refused. Refused with the field's path, e.g.
+     * {@code items[2].quantity}; null stays null (the validator says "required").
+     */
+    static final class WholeNumber extends ValueDeserializer<Integer> {
+        @Override
+        public Integer deserialize(JsonParser p, DeserializationContext ctxt) {
+            long value = whole(p, ctxt, this);
+            if (value > Integer.MAX_VALUE || value < Integer.MIN_VALUE) {
+                return ctxt.reportInputMismatch(this, field(p) + ": out of range");
+            }
+            return (int) value;
+        }
+    }
+
+    static final class WholeLong extends ValueDeserializer<Long> {
+        @Override
+        public Long deserialize(JsonParser p, DeserializationContext ctxt) {
+            return whole(p, ctxt, this);
+        }
+    }
+
+    private static long whole(JsonParser p, DeserializationContext ctxt, ValueDeserializer<?> deserializer) {
+        if (p.currentToken() != JsonToken.VALUE_NUMBER_INT) {
+            String was = p.currentToken() == JsonToken.VALUE_STRING ? "a string"
+                    : p.currentToken() == JsonToken.VALUE_NUMBER_FLOAT ? "a fraction" : "not a number";
+            return ctxt.reportInputMismatch(deserializer, field(p) + ": a whole number (JSON integer) is required, was "
+                    + was);
+        }
+        if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
+            return ctxt.reportInputMismatch(deserializer, field(p) + ": out of range");
+        }
+        return p.getLongValue();
+    }
+
+    /** The field being read, as the validator names it: {@code /items/2/quantity} is {@code items[2].quantity}. */
+    static String field(JsonParser p) {
+        String pointer = p.streamReadContext().pathAsPointer().toString();
+        return pointer.replaceAll("/(\\d+)(?=/|$)", "[$1]").replace('/', '.').replaceFirst("^\\.", "");
     }
 }
