@@ -11,9 +11,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /** The body of POST /api/v1/checkouts, as the client sent it (boxed, so a missing field is told from a zero). */
-public record CheckoutRequest(@JsonDeserialize(using = BoundedItems.class) List<Item> items, Amount amount, String paymentToken, String customerEmail) {
+public record CheckoutRequest(@JsonDeserialize(using = BoundedItems.class) List<Item> items, Amount amount,
+                              @JsonDeserialize(using = Text.class) String paymentToken,
+                              @JsonDeserialize(using = Text.class) String customerEmail) {
 
-    public record Item(String sku, @JsonDeserialize(using = WholeNumber.class) Integer quantity) {
+    public record Item(@JsonDeserialize(using = Text.class) String sku,
+                       @JsonDeserialize(using = WholeNumber.class) Integer quantity) {
     }
 
     /**
@@ -38,7 +41,8 @@ public record CheckoutRequest(@JsonDeserialize(using = BoundedItems.class) List<
         }
     }
 
-    public record Amount(@JsonDeserialize(using = WholeLong.class) Long minor, String currency) {
+    public record Amount(@JsonDeserialize(using = WholeLong.class) Long minor,
+                         @JsonDeserialize(using = Text.class) String currency) {
     }
 
     /**
@@ -61,6 +65,17 @@ public record CheckoutRequest(@JsonDeserialize(using = BoundedItems.class) List<
         @Override
         public Long deserialize(JsonParser p, DeserializationContext ctxt) {
             return whole(p, ctxt, this);
+        }
+    }
+
+    /** A JSON string and nothing else (Jackson would take {@code 978} as {@code "978"}). */
+    static final class Text extends ValueDeserializer<String> {
+        @Override
+        public String deserialize(JsonParser p, DeserializationContext ctxt) {
+            if (p.currentToken() != JsonToken.VALUE_STRING) {
+                return ctxt.reportInputMismatch(this, field(p) + ": a JSON string is required");
+            }
+            return p.getString();
         }
     }
 

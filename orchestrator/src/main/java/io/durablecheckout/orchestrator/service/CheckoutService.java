@@ -330,11 +330,6 @@ public class CheckoutService {
         return events;
     }
 
-    /** The id a submission with this tenant and key gets (the benchmark harness and tests name it in advance). */
-    public CheckoutId checkoutIdFor(TenantId tenant, String idempotencyKey) {
-        return ids.idFor(tenant, idempotencyKey);
-    }
-
     static String canonical(CheckoutRequestValidator.Valid v) {
         StringBuilder canonical = new StringBuilder();
         v.items().forEach(i -> canonical.append(i.sku().value()).append('\u0000').append(i.quantity()).append('\n'));

@@ -11,8 +11,8 @@ import java.util.UUID;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 53's weak points in the checkout request, over HTTP: numbers Jackson would coerce (charged 10 for 10.5, 1000
- * for "1000", 1 for 1.5), one SKU's lines merging past the per-line cap, and ISO 4217 codes that are no money. Each
+ * Issue 53's weak points in the checkout request, over HTTP: values Jackson would coerce (charged 10 for 10.5, 1000
+ * for "1000", 1 for 1.5; a number taken as text), one SKU's lines merging past the per-line cap, and ISO 4217 codes that are no money. Each
  * is refused with problem+json naming the field, and no checkout is made.
  */
 class StrictCheckoutRequestIT extends IntegrationTestBase {
@@ -47,6 +47,10 @@ class StrictCheckoutRequestIT extends IntegrationTestBase {
         refused(body("[" + ITEM + ",{\"sku\":\"SKU-0305\",\"quantity\":1.5}]", AMOUNT), 400, "items[1].quantity");
         refused(body("[{\"sku\":\"SKU-0304\",\"quantity\":\"2\"}]", AMOUNT), 400, "items[0].quantity");
         refused(body("[{\"sku\":\"SKU-0304\",\"quantity\":99999999999999999999}]", AMOUNT), 400, "items[0].quantity");
+        // and no number read as text either
+        refused(body("[{\"sku\":304,\"quantity\":1}]", AMOUNT), 400, "items[0].sku");
+        refused(body("[" + ITEM + "]", "{\"minor\":900,\"currency\":978}"), 400, "amount.currency");
+        refused(body("[" + ITEM + "]", AMOUNT).replace("\"tok_approve\"", "12345"), 400, "paymentToken");
     }
 
     @Test
