@@ -4,7 +4,7 @@ import io.durablecheckout.api.values.TenantId;
 import io.durablecheckout.orchestrator.service.CheckoutRequest;
 import io.durablecheckout.activities.privacy.DataKeyStore;
 import io.durablecheckout.activities.privacy.FileDataKeyStore;
-import io.durablecheckout.orchestrator.it.NodeProcess;
+import io.durablecheckout.orchestrator.it.support.NodeProcess;
 import io.durablecheckout.orchestrator.service.CheckoutIds;
 
 import java.nio.file.Path;

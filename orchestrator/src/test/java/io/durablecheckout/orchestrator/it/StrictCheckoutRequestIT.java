@@ -1,5 +1,7 @@
 package io.durablecheckout.orchestrator.it;
 
+import io.durablecheckout.orchestrator.it.support.HttpApi;
+import io.durablecheckout.orchestrator.it.support.IntegrationTestBase;
 import io.durablecheckout.api.values.TenantId;
 import io.durablecheckout.orchestrator.service.CheckoutIds;
 import org.junit.jupiter.api.Test;
