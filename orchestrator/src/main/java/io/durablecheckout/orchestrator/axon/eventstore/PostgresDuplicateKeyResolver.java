@@ -7,9 +7,12 @@ import java.sql.SQLException;
 /**
  * Recognises PostgreSQL's unique violation (SQLSTATE 23505) as a duplicate key. Axon's
  * {@code JdbcSQLErrorCodesResolver} only recognises {@code SQLIntegrityConstraintViolationException}, which the
- * PostgreSQL driver never throws (it throws {@code PSQLException} with the SQLSTATE): two nodes appending to one
- * checkout then surfaced as a generic {@code EventStoreException} instead of Axon's {@code ConcurrencyException},
- * and the command could not be told apart from a broken database, nor retried (docs/scaling.md).
+ * PostgreSQL driver never throws (it throws {@code PSQLException} with the SQLSTATE); Axon's
+ * {@code SQLErrorCodesResolver} lists 23505 for PostgreSQL but compares it with {@code SQLException.getErrorCode()},
+ * the vendor code, which that driver leaves at 0, and needs a {@code DataSource} lookup at start. With either, two
+ * nodes appending to one checkout surfaced as a generic {@code EventStoreException} instead of Axon's
+ * {@code ConcurrencyException}: the command could not be told apart from a broken database, nor retried
+ * (docs/scaling.md). Reading the SQLSTATE is what the driver documents.
  */
 public final class PostgresDuplicateKeyResolver implements PersistenceExceptionResolver {
 
