@@ -89,34 +89,43 @@ public final class CheckoutViewFolder {
         } else if (event instanceof PaymentAuthorizedEvent e) {
             succeeded(v, Step.AUTHORIZE_PAYMENT, "authorized");
             if (v.activities.containsKey(Step.RECONCILE_PAYMENT.slug())) {
-                succeeded(v, Step.RECONCILE_PAYMENT, "provider reported authorized");
+                succeeded(v, Step.RECONCILE_PAYMENT, lookupAnswered(v) ? "provider reported authorized"
+                        : "no lookup answer: authorized on other evidence");
             }
             v.providerReference = e.providerReference();
         } else if (event instanceof CheckoutConfirmedEvent) {
         } else if (event instanceof ReceiptSentEvent) {
             succeeded(v, Step.SEND_RECEIPT, "sent");
         } else if (event instanceof CheckoutCompletedEvent) {
+            v.completedAt = at;
             v.waiting = v.manualReview == null ? null : disputeWaiting(v);
         } else if (event instanceof PaymentDeclinedEvent e) {
             CheckoutView.Activity a = activity(v, Step.AUTHORIZE_PAYMENT);
             a.status = "declined";
             a.lastOutcome = e.reason();
             if (v.activities.containsKey(Step.RECONCILE_PAYMENT.slug())) {
-                succeeded(v, Step.RECONCILE_PAYMENT, "provider reported declined");
+                succeeded(v, Step.RECONCILE_PAYMENT, lookupAnswered(v) ? "provider reported declined"
+                        : "no lookup answer: declined on other evidence");
             }
         } else if (event instanceof PaymentOutcomeUnknownEvent e) {
             CheckoutView.Activity a = activity(v, Step.AUTHORIZE_PAYMENT);
             a.status = "unknown";
             a.lastOutcome = e.reason();
+            if (v.paymentUnknownSince == null) {
+                v.paymentUnknownSince = at;
+            }
         } else if (event instanceof PaymentReconciliationScheduledEvent e) {
             CheckoutView.Activity a = v.activities.get(Step.RECONCILE_PAYMENT.slug());
+            // out of a review (an operator's retry): the lookups' last answer stays the evidence
+            boolean afterReview = a != null && "blocked".equals(a.status);
             if (a != null) {
                 a.status = "inconclusive";
-                a.lastOutcome = e.lastAnswer();
+                a.lastOutcome = afterReview ? a.lastOutcome : e.lastAnswer();
             }
             v.waiting = new CheckoutView.Waiting("payment outcome unknown; next lookup under the original operation id",
                     e.dueAt(), "ask the provider about " + e.authorizationOperationId() + " (lookup " + e.lookupNumber()
-                    + "); never a new authorization", known(v) + "; last answer: " + e.lastAnswer(),
+                    + "); never a new authorization", known(v) + (afterReview ? "; an operator asked for more lookups"
+                    : "; last answer: " + e.lastAnswer()),
                     "whether the provider authorized the payment");
         } else if (event instanceof ManualReviewRequiredEvent e) {
             CheckoutView.Activity a = v.activities.get(e.blockedStep().slug());
@@ -168,6 +177,8 @@ public final class CheckoutViewFolder {
         } else if (event instanceof CheckoutCancellationRequestedEvent e) {
             v.cancellationRequested = true;
             v.reasonDetail = e.detail();
+            v.cancelReason = e.reason() == null ? null : e.reason().name().toLowerCase(Locale.ROOT);
+            v.cancelDetail = e.detail();
         } else if (event instanceof PaymentVoidedEvent) {
             succeeded(v, Step.VOID_PAYMENT, "voided");
         } else if (event instanceof PaymentRefundedEvent e) {
@@ -231,6 +242,11 @@ public final class CheckoutViewFolder {
             }
         });
         return sb.isEmpty() ? "nothing has been done yet" : sb.toString();
+    }
+
+    /** Whether the reconciliation's own lookup is answering (else other evidence settled the payment). */
+    private static boolean lookupAnswered(CheckoutView v) {
+        return "in_flight".equals(v.activities.get(Step.RECONCILE_PAYMENT.slug()).status);
     }
 
     private static CheckoutView.Activity activity(CheckoutView v, Step step) {
