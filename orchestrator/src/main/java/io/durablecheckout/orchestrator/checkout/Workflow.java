@@ -347,6 +347,14 @@ public final class Workflow {
         return BY_STEP.get(step);
     }
 
+    /** Every step in workflow order: the forward steps, then the compensations in the order they run. */
+    public static List<Step> stepsInOrder() {
+        List<Step> all = new java.util.ArrayList<>();
+        STEPS.forEach(r -> all.add(r.step()));
+        COMPENSATIONS.forEach(c -> all.add(c.step()));
+        return List.copyOf(all);
+    }
+
     /** The state a checkout is in while {@code step} is pending. */
     public static CheckoutState pendingState(Step step) {
         return BY_STEP.get(step).pendingState();
