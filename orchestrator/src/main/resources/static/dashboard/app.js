@@ -23,6 +23,9 @@ const dur = (s) => {
     if (s < 86400) return `${Math.floor(s / 3600)} h${Math.floor((s % 3600) / 60) ? ` ${Math.floor((s % 3600) / 60)} min` : ''}`;
     return `${Math.floor(s / 86400)} d${Math.floor((s % 86400) / 3600) ? ` ${Math.floor((s % 86400) / 3600)} h` : ''}`;
 };
+// ISO-8601 durations inside the services' words ("no answer within PT1S") read as the rest of the page: "1 s"
+const words = (text) => text == null ? text : String(text).replace(/\bPT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)(?:\.\d+)?S)?\b/g,
+    (m, h, mi, se) => (h || mi || se) ? dur((+h || 0) * 3600 + (+mi || 0) * 60 + (+se || 0)) : m);
 const when = (iso) => iso ? new Date(iso).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '';
 const stateTag = (s) => `<span class="state ${esc(s)}">${esc(s)}</span>`;
 
@@ -129,9 +132,9 @@ async function refreshList() {
         <td class="num">${dur(r.ageSeconds)}</td>
         <td class="num">${r.terminal ? '' : dur(r.inStateSeconds)}</td>
         <td>${esc(when(r.nextDeadline))}</td>
-        <td class="waiting-for">${r.terminal ? '' : esc(r.waitingReason ?? '')}</td>
+        <td class="waiting-for">${r.terminal ? '' : esc(words(r.waitingReason) ?? '')}</td>
         <td class="cancel">${r.cancellationRequested && r.state !== 'cancelled' ? '<span class="badge">cancellation requested</span> ' : ''}${esc(r.cancelReason ?? '')}</td>
-        <td>${esc(r.lastFailure ?? '')}</td>
+        <td>${esc(words(r.lastFailure) ?? '')}</td>
       </tr>`).join('');
     $('#list').innerHTML = page.rows.length === 0 ? '<p class="muted" id="empty">No checkout matches.</p>' : `
       <table id="checkouts"><thead><tr><th>Checkout</th><th>Tenant</th><th>State</th><th class="num">Amount</th>
@@ -274,18 +277,18 @@ async function refreshDetail() {
         <dt>Waiting for</dt><dd>${esc(w.reason ?? (v.terminal ? 'nothing: finished' : ''))}</dd>
         <dt>Next deadline</dt><dd>${esc(when(w.nextDeadline))}</dd>
         <dt>Then</dt><dd>${esc(w.onDeadline ?? '')}</dd>
-        <dt>Known</dt><dd>${esc(w.known ?? '')}</dd>
-        <dt>Not known</dt><dd>${esc(w.unknown ?? '')}</dd>
-        ${mr ? `<dt>Manual review</dt><dd class="mismatch">${esc(mr.blockedStep)}: ${esc(mr.reason)}<br><span class="muted">${esc(mr.evidence)}</span></dd>` : ''}
+        <dt>Known</dt><dd>${esc(words(w.known) ?? '')}</dd>
+        <dt>Not known</dt><dd>${esc(words(w.unknown) ?? '')}</dd>
+        ${mr ? `<dt>Manual review</dt><dd class="mismatch">${esc(mr.blockedStep)}: ${esc(words(mr.reason))}<br><span class="muted">${esc(words(mr.evidence))}</span></dd>` : ''}
         ${v.reason ? `<dt>Reason</dt><dd>${esc(v.reason)} ${esc(v.reasonDetail ?? '')}</dd>` : ''}
       </dl></div></div>`;
     const acts = d.activities.map(a => `<tr><td>${esc(a.step)}</td>
       <td class="mono">${esc(a.operationId)}</td><td class="num">${a.attempt}</td><td class="num">${a.fencingToken}</td>
-      <td>${esc(when(a.leaseExpiresAt))}</td><td>${esc(a.status)}</td><td>${esc(a.lastOutcome ?? '')}</td><td>${esc(when(a.retryAt))}</td></tr>`).join('');
+      <td>${esc(when(a.leaseExpiresAt))}</td><td>${esc(a.status)}</td><td>${esc(words(a.lastOutcome) ?? '')}</td><td>${esc(when(a.retryAt))}</td></tr>`).join('');
     const dls = d.deadlines.map(x => `<tr><td>${esc(x.deadline ?? x.task_name)}</td><td>${esc(when(x.execution_time))}</td>
       <td>${x.picked ? 'running on ' + esc(x.picked_by) : 'waiting'}</td><td class="num">${x.consecutive_failures ?? 0}</td></tr>`).join('');
     const lookups = d.lookups.map(l => `<tr><td class="num">${l.lookup}</td><td>${esc(when(l.issuedAt))}</td>
-      <td class="mono">${esc(l.about)}</td><td class="num">${l.fencingToken}</td><td>${esc(l.answer ?? '(in flight or conclusive)')}</td></tr>`).join('');
+      <td class="mono">${esc(l.about)}</td><td class="num">${l.fencingToken}</td><td>${esc(words(l.answer) ?? '(in flight or conclusive)')}</td></tr>`).join('');
     const ops = d.paymentOperations.map(o => `<tr><td class="mono">${esc(o.operation_id)}</td><td>${esc(o.kind)}</td>
       <td>${esc(o.status)}</td><td class="num">${o.fencing_token}</td><td class="num">${o.attempts}</td><td>${esc(o.provider_reference ?? '')}</td><td>${esc(o.detail ?? '')}</td></tr>`).join('');
     const full = $('#timeline-full')?.checked;
@@ -321,7 +324,7 @@ function compact(p) {
     for (const k of ['reason', 'detail', 'outcome', 'lastAnswer', 'resolution', 'providerReference', 'lookupNumber', 'note']) {
         if (p[k] != null && typeof p[k] !== 'object') parts.push(`${k}: ${p[k]}`);
     }
-    return parts.join(' · ');
+    return words(parts.join(' · '));
 }
 
 let currentVersion = null;

@@ -1,6 +1,10 @@
 package io.durablecheckout.orchestrator.dashboard;
 
 import io.durablecheckout.api.command.RecordProviderNotificationCommand;
+import io.durablecheckout.api.command.RequestCancellationCommand;
+import io.durablecheckout.api.command.ResolveManualReviewCommand;
+import io.durablecheckout.api.command.RetryActivityCommand;
+import io.durablecheckout.api.command.StartCheckoutCommand;
 import io.durablecheckout.api.values.Step;
 import io.durablecheckout.orchestrator.checkout.OperatorMetadata;
 import io.durablecheckout.orchestrator.checkout.Workflow;
@@ -19,6 +23,11 @@ final class Presentation {
 
     private static final Set<String> COMPENSATING = Set.of("payment_declined", "void_pending", "refund_requested",
             "refund_confirmed", "stock_release_pending", "cancellation_notice_pending");
+
+    /** The commands a person sends: their events carry that person's name and reason. */
+    private static final Set<String> PEOPLES_COMMANDS = Set.of(RequestCancellationCommand.class.getSimpleName(),
+            ResolveManualReviewCommand.class.getSimpleName(), RetryActivityCommand.class.getSimpleName(),
+            StartCheckoutCommand.class.getSimpleName());
 
     private Presentation() {
     }
@@ -57,22 +66,18 @@ final class Presentation {
 
     @SuppressWarnings("unchecked")
     static Attribution attribution(Map<String, ?> metadata) {
-        Object input = metadata.get(RecordedInputs.INPUT);
-        if (input instanceof Map<?, ?> in) {
-            if (!"command".equals(in.get("kind"))) {
-                return null; // a deadline (lease expiry, retry, lookup) decided it: the workflow, not a person
-            }
-            if (RecordProviderNotificationCommand.class.getSimpleName().equals(in.get("type"))) {
-                Object p = in.get("payload");
-                Map<String, Object> payload = p instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
-                return new Attribution("provider (notification " + payload.get("notificationId") + ")",
-                        "the provider notified " + payload.get("outcome")
-                                + (payload.get("providerReference") == null ? ""
-                                : ", reference " + payload.get("providerReference")));
-            }
-            if (in.get(OperatorMetadata.ACTOR) == null) {
-                return null; // a worker's result or heartbeat
-            }
+        if (!(metadata.get(RecordedInputs.INPUT) instanceof Map<?, ?> in) || !"command".equals(in.get("kind"))) {
+            // a deadline (lease expiry, retry, lookup) or a batch of workers' results: the workflow, not a person
+            return null;
+        }
+        if (RecordProviderNotificationCommand.class.getSimpleName().equals(in.get("type"))) {
+            Map<String, Object> payload = in.get("payload") instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
+            return new Attribution("provider (notification " + payload.get("notificationId") + ")",
+                    "the provider notified " + payload.get("outcome") + (payload.get("providerReference") == null ? ""
+                            : ", reference " + payload.get("providerReference")));
+        }
+        if (!PEOPLES_COMMANDS.contains(String.valueOf(in.get("type")))) {
+            return null; // a worker's result or heartbeat (the actor's metadata travels on through the saga)
         }
         Object actor = metadata.get(OperatorMetadata.ACTOR);
         return actor == null ? null : new Attribution(actor.toString(),

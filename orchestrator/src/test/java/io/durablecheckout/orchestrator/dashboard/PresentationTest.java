@@ -44,9 +44,10 @@ class PresentationTest {
         Map<String, Object> lookupAfterwards = Map.of("actor", "operator:ops", "reason", "try again",
                 "replay.input", Map.of("kind", "deadline", "type", "checkout-reconciliation-due"));
         assertThat(Presentation.attribution(lookupAfterwards)).isNull();
-        Map<String, Object> workerResult = Map.of("actor", "operator:ops",
-                "replay.input", Map.of("kind", "command", "type", "RecordActivityResultCommand"));
+        Map<String, Object> workerResult = Map.of("actor", "operator:ops", "replay.input", Map.of("kind", "command",
+                "type", "RecordActivityResultCommand", "actor", "operator:ops"));
         assertThat(Presentation.attribution(workerResult)).isNull();
+        assertThat(Presentation.attribution(Map.of("actor", "operator:ops", "reason", "carried on"))).isNull();
         Map<String, Object> notification = Map.of("replay.input", Map.of("kind", "command", "type",
                 "RecordProviderNotificationCommand", "payload", Map.of("notificationId", "evt-9", "outcome",
                         "AUTHORIZED", "providerReference", "psp-1")));

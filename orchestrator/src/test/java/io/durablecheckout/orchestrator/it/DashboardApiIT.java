@@ -265,6 +265,15 @@ class DashboardApiIT extends IntegrationTestBase {
         assertThat(row.path("cancelReason").asText()).isEqualTo("operator_request");
         JsonNode done = operator.get("/dashboard/api/checkouts/" + id).json();
         assertThat(actions(done)).isEmpty();
+        for (JsonNode t : done.path("timeline")) {
+            String type = t.path("type").asText();
+            if (type.equals("CheckoutCancellationRequestedEvent")) {
+                assertThat(t.path("who").asText()).startsWith("operator:");
+                assertThat(t.path("why").asText()).isEqualTo("goods returned");
+            } else if (type.equals("PaymentRefundedEvent") || type.equals("CheckoutCancelledEvent")) {
+                assertThat(t.path("who").isNull()).as("a worker's result is not the operator's act: %s", t).isTrue();
+            }
+        }
         List<String> steps = new ArrayList<>();
         done.path("activities").forEach(a -> steps.add(a.path("step").asText()));
         assertThat(steps).containsExactly("reserve-stock", "authorize-payment", "send-receipt", "refund-payment",
