@@ -2,7 +2,7 @@ package io.durablecheckout.benchmarks;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.durablecheckout.orchestrator.CheckoutApplication;
-import io.durablecheckout.orchestrator.it.NodeProcess;
+import io.durablecheckout.orchestrator.it.support.NodeProcess;
 import io.durablecheckout.orchestrator.service.CheckoutService;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.axonframework.config.ConfigurerModule;

@@ -1,6 +1,6 @@
 package io.durablecheckout.benchmarks;
 
-import io.durablecheckout.orchestrator.it.NodeProcess;
+import io.durablecheckout.orchestrator.it.support.NodeProcess;
 
 import java.io.IOException;
 import java.util.List;

@@ -31,7 +31,7 @@ import java.util.Map;
  * manager; one sourcing handler folds every event with {@link CheckoutFacts#evolve}.
  */
 @Aggregate(type = Checkout.TYPE, commandTargetResolver = "checkoutCommandTargetResolver", // decisions.md, Axon
-        cache = "checkoutCache") // §78: checked where the state lives, see config.StaleCopyCheck
+        cache = "checkoutCache") // §78: checked where the state lives, see axon.aggregate.StaleCopyHandlerEnhancer
 public class Checkout {
 
     public static final String TYPE = "Checkout";

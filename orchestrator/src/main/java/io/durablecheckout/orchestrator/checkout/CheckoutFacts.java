@@ -1,11 +1,6 @@
 package io.durablecheckout.orchestrator.checkout;
 
 import io.durablecheckout.api.checkout.ActivityIntent;
-import io.durablecheckout.api.checkout.ActivityLeaseDeferredEvent;
-import io.durablecheckout.api.checkout.ActivityLeaseExpiredEvent;
-import io.durablecheckout.api.checkout.ActivityLeaseRenewedEvent;
-import io.durablecheckout.api.checkout.ActivityRetryScheduledEvent;
-import io.durablecheckout.api.checkout.CancellationNoticeSentEvent;
 import io.durablecheckout.api.checkout.CancellationReason;
 import io.durablecheckout.api.checkout.CheckoutCancellationRequestedEvent;
 import io.durablecheckout.api.checkout.CheckoutCancelledEvent;
@@ -21,21 +16,14 @@ import io.durablecheckout.api.checkout.PaymentDeclinedEvent;
 import io.durablecheckout.api.checkout.PaymentOutcomeDisputedEvent;
 import io.durablecheckout.api.checkout.PaymentOutcomeUnknownEvent;
 import io.durablecheckout.api.checkout.PaymentReconciliationScheduledEvent;
-import io.durablecheckout.api.checkout.PaymentRefundedEvent;
-import io.durablecheckout.api.checkout.PaymentVoidedEvent;
 import io.durablecheckout.api.checkout.ProviderNotificationHeldEvent;
 import io.durablecheckout.api.checkout.ReceiptSentEvent;
-import io.durablecheckout.api.checkout.StockReleasedEvent;
-import io.durablecheckout.api.checkout.StockReservedEvent;
 import io.durablecheckout.api.values.CheckoutId;
 import io.durablecheckout.api.values.Step;
-import io.durablecheckout.orchestrator.checkout.Run.Status;
 
 import java.util.Collections;
-import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.function.UnaryOperator;
 
 /**
  * What a checkout's own events say, and nothing else: the state every decision reads. Immutable; {@link #evolve}
@@ -47,17 +35,17 @@ public final class CheckoutFacts {
     /** Before the first event. */
     public static final CheckoutFacts INITIAL = new CheckoutFacts();
 
-    /** The state a fact puts the checkout in; events not named here (and intents: their step's row) leave it. */
+    /**
+     * The state a fact puts the checkout in; events not named here leave it, but for intents and steps' success facts,
+     * whose states their workflow rows say.
+     */
     private static final Map<Class<?>, CheckoutState> STATE_AFTER = Map.ofEntries(
             Map.entry(CheckoutCreatedEvent.class, CheckoutState.CREATED),
-            Map.entry(StockReservedEvent.class, CheckoutState.STOCK_RESERVED),
-            Map.entry(PaymentAuthorizedEvent.class, CheckoutState.PAYMENT_AUTHORIZED),
             Map.entry(PaymentDeclinedEvent.class, CheckoutState.PAYMENT_DECLINED),
             Map.entry(PaymentOutcomeUnknownEvent.class, CheckoutState.PAYMENT_UNKNOWN),
             Map.entry(PaymentReconciliationScheduledEvent.class, CheckoutState.RECONCILIATION_PENDING),
             Map.entry(CheckoutConfirmedEvent.class, CheckoutState.CONFIRMED),
             Map.entry(CheckoutCompletedEvent.class, CheckoutState.COMPLETED),
-            Map.entry(PaymentRefundedEvent.class, CheckoutState.REFUND_CONFIRMED),
             Map.entry(ManualReviewRequiredEvent.class, CheckoutState.MANUAL_REVIEW),
             Map.entry(CheckoutCancelledEvent.class, CheckoutState.CANCELLED));
 
@@ -89,7 +77,8 @@ public final class CheckoutFacts {
         if (event instanceof ActivityIntent intent) {
             return Workflow.pendingState(intent.step()); // every request puts the checkout in its step's pending state
         }
-        return STATE_AFTER.getOrDefault(event.getClass(), current);
+        CheckoutState reported = Workflow.stateAfter(event);
+        return reported != null ? reported : STATE_AFTER.getOrDefault(event.getClass(), current);
     }
 
     /** The facts after one more event. */
@@ -101,54 +90,31 @@ public final class CheckoutFacts {
     }
 
     private void record(CheckoutEvent event) {
+        runs = Run.fold(runs, event); // every step's run: the one fold of runs (Run.statusAfter)
         if (event instanceof CheckoutCreatedEvent e) {
             checkoutId = e.checkoutId();
             order = new Order(e.checkoutId(), e.tenantId(), e.items(), e.amount(), e.paymentToken(), e.customerEmail());
             policy = WorkflowPolicy.of(e.policy());
-        } else if (event instanceof ActivityIntent e) {
-            put(e.step(), Run.granted(runs.get(e.step()), e.lease()));
-        } else if (event instanceof StockReservedEvent) {
-            done(Step.RESERVE_STOCK);
         } else if (event instanceof PaymentAuthorizedEvent) {
             paymentOutcome = ManualResolution.AUTHORIZED;
-            done(Step.AUTHORIZE_PAYMENT);
-            done(Step.RECONCILE_PAYMENT);
         } else if (event instanceof PaymentDeclinedEvent e) {
             paymentOutcome = ManualResolution.DECLINED;
-            done(Step.AUTHORIZE_PAYMENT);
-            done(Step.RECONCILE_PAYMENT);
             if (!cancelRequested) {
                 cancelReason = CancellationReason.PAYMENT_DECLINED;
                 cancelDetail = e.reason();
             }
-        } else if (event instanceof PaymentOutcomeUnknownEvent) {
-            done(Step.AUTHORIZE_PAYMENT);
         } else if (event instanceof PaymentReconciliationScheduledEvent e) {
-            done(Step.RECONCILE_PAYMENT);
             scheduledLookup = e.lookupNumber();
         } else if (event instanceof ReceiptSentEvent) {
-            done(Step.SEND_RECEIPT);
             receiptSent = true;
         } else if (event instanceof CheckoutCancellationRequestedEvent e) {
             cancelRequested = true;
             cancelReason = e.reason();
             cancelDetail = e.detail();
-        } else if (event instanceof PaymentVoidedEvent) {
-            done(Step.VOID_PAYMENT);
-        } else if (event instanceof PaymentRefundedEvent) {
-            done(Step.REFUND_PAYMENT);
-        } else if (event instanceof StockReleasedEvent) {
-            done(Step.RELEASE_STOCK);
-        } else if (event instanceof CancellationNoticeSentEvent) {
-            done(Step.SEND_CANCELLATION_NOTICE);
         } else if (event instanceof CheckoutCancelledEvent e) {
-            Map<Step, Run> all = new EnumMap<>(Step.class);
-            runs.forEach((step, run) -> all.put(step, run.with(Status.DONE)));
-            runs = all.isEmpty() ? Map.of() : Collections.unmodifiableMap(all);
             cancelReason = e.reason();
         } else if (event instanceof ManualReviewRequiredEvent e) {
             blockedStep = e.blockedStep();
-            update(e.blockedStep(), Run::blocked);
             if (e.blockedStep() == Step.RECONCILE_PAYMENT) {
                 lookupBudgetStart = scheduledLookup;
             }
@@ -160,14 +126,6 @@ public final class CheckoutFacts {
             heldNotifications = Collections.unmodifiableMap(held);
         } else if (event instanceof ManualReviewResolvedEvent) {
             disputeOpen = false;
-        } else if (event instanceof ActivityRetryScheduledEvent e) {
-            update(e.step(), run -> run.failed(Status.WAITING_RETRY));
-        } else if (event instanceof ActivityLeaseRenewedEvent e) {
-            update(e.step(), run -> run.renewed(e.lease()));
-        } else if (event instanceof ActivityLeaseDeferredEvent e) {
-            update(e.step(), run -> run.deferred(e.lease()));
-        } else if (event instanceof ActivityLeaseExpiredEvent e) {
-            update(e.step(), run -> run.failed(Status.EXPIRED));
         }
         // the rest (results rejected, confirmations, completion, operator retries) change no fact a decision reads
     }
@@ -253,24 +211,6 @@ public final class CheckoutFacts {
     }
 
     // -------------------------------------------------------------------------------------------- internals
-
-    private void done(Step step) {
-        update(step, run -> run.with(Status.DONE));
-    }
-
-    private void update(Step step, UnaryOperator<Run> change) {
-        Run run = runs.get(step);
-        if (run != null) {
-            put(step, change.apply(run));
-        }
-    }
-
-    private void put(Step step, Run run) {
-        Map<Step, Run> next = new EnumMap<>(Step.class);
-        next.putAll(runs);
-        next.put(step, run);
-        runs = Collections.unmodifiableMap(next);
-    }
 
     private CheckoutFacts copy() {
         CheckoutFacts c = new CheckoutFacts();

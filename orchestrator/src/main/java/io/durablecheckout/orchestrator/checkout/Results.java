@@ -2,36 +2,24 @@ package io.durablecheckout.orchestrator.checkout;
 
 import io.durablecheckout.api.activity.ActivityAttemptFailedEvent;
 import io.durablecheckout.api.activity.ActivityResultEvent;
-import io.durablecheckout.api.activity.CancellationNoticeDeliverySucceededEvent;
 import io.durablecheckout.api.activity.PaymentAuthorizationDeclinedEvent;
 import io.durablecheckout.api.activity.PaymentAuthorizationOutcomeUnknownEvent;
-import io.durablecheckout.api.activity.PaymentAuthorizationSucceededEvent;
 import io.durablecheckout.api.activity.PaymentLookupAnsweredEvent;
-import io.durablecheckout.api.activity.PaymentRefundSucceededEvent;
-import io.durablecheckout.api.activity.PaymentVoidSucceededEvent;
-import io.durablecheckout.api.activity.ReceiptDeliverySucceededEvent;
-import io.durablecheckout.api.activity.StockReleaseSucceededEvent;
 import io.durablecheckout.api.activity.StockReservationRejectedEvent;
-import io.durablecheckout.api.activity.StockReservationSucceededEvent;
-import io.durablecheckout.api.checkout.CancellationNoticeSentEvent;
 import io.durablecheckout.api.checkout.CancellationReason;
 import io.durablecheckout.api.checkout.CheckoutEvent;
 import io.durablecheckout.api.checkout.PaymentAuthorizedEvent;
 import io.durablecheckout.api.checkout.PaymentDeclinedEvent;
 import io.durablecheckout.api.checkout.PaymentOutcomeUnknownEvent;
-import io.durablecheckout.api.checkout.PaymentRefundedEvent;
-import io.durablecheckout.api.checkout.PaymentVoidedEvent;
-import io.durablecheckout.api.checkout.ReceiptSentEvent;
-import io.durablecheckout.api.checkout.StockReleasedEvent;
-import io.durablecheckout.api.checkout.StockReservedEvent;
 import io.durablecheckout.api.values.CheckoutId;
 import io.durablecheckout.api.values.Lease;
 import io.durablecheckout.api.values.Step;
 import io.durablecheckout.orchestrator.checkout.Workflow.Result;
 
 /**
- * Reads an activity's report: which kind of {@link Result} it is, and the fact the checkout records for it. Pure;
- * what the result leads to is the {@link Workflow} table's.
+ * Reads an activity's report: which kind of {@link Result} it is, and the fact the checkout records for it. A step's
+ * success is its {@link Workflow} row's report; here are only the results with rules of their own (a rejection, a
+ * decline, an unknown outcome, a lookup's answer). Pure; what the result leads to is the table's.
  */
 final class Results {
 
@@ -54,12 +42,8 @@ final class Results {
      * operation and token ({@code authorization}), not the lookup's.
      */
     static Outcome read(ActivityResultEvent result, CheckoutId id, Lease authorization) {
-        if (result instanceof StockReservationSucceededEvent r) {
-            return done(r, new StockReservedEvent(id, r.operationId(), r.fencingToken()));
-        } else if (result instanceof StockReservationRejectedEvent r) {
+        if (result instanceof StockReservationRejectedEvent r) {
             return new Outcome(r.step(), Result.FAILED, null, r.reason(), r.detail());
-        } else if (result instanceof PaymentAuthorizationSucceededEvent r) {
-            return done(r, new PaymentAuthorizedEvent(id, r.operationId(), r.fencingToken(), r.providerReference()));
         } else if (result instanceof PaymentAuthorizationDeclinedEvent r) {
             return Outcome.of(r.step(), Result.FAILED,
                     new PaymentDeclinedEvent(id, r.operationId(), r.fencingToken(), r.reason()));
@@ -69,22 +53,13 @@ final class Results {
                     new PaymentOutcomeUnknownEvent(id, r.operationId(), r.fencingToken(), r.reason()), null, r.reason());
         } else if (result instanceof PaymentLookupAnsweredEvent r) {
             return lookup(r, id, authorization);
-        } else if (result instanceof PaymentVoidSucceededEvent r) {
-            return done(r, new PaymentVoidedEvent(id, r.operationId(), r.fencingToken(), r.providerReference()));
-        } else if (result instanceof PaymentRefundSucceededEvent r) {
-            return done(r, new PaymentRefundedEvent(id, r.operationId(), r.fencingToken(), r.providerReference()));
-        } else if (result instanceof StockReleaseSucceededEvent r) {
-            return done(r, new StockReleasedEvent(id, r.operationId(), r.fencingToken()));
-        } else if (result instanceof CancellationNoticeDeliverySucceededEvent r) {
-            return done(r, new CancellationNoticeSentEvent(id, r.operationId(), r.fencingToken()));
-        } else if (result instanceof ReceiptDeliverySucceededEvent r) {
-            return done(r, new ReceiptSentEvent(id, r.operationId(), r.fencingToken()));
         }
-        throw new IllegalStateException("Unhandled activity result " + result.getClass().getName());
-    }
-
-    private static Outcome done(ActivityResultEvent result, CheckoutEvent fact) {
-        return Outcome.of(result.step(), Result.SUCCEEDED, fact);
+        // the rest report a step done: its row says which fact records it
+        Workflow.Row row = Workflow.reportedBy(result);
+        if (row == null) {
+            throw new IllegalStateException("Unhandled activity result " + result.getClass().getName());
+        }
+        return Outcome.of(row.step(), Result.SUCCEEDED, row.report().record().apply(id, result));
     }
 
     /** The payment was authorized (evidence other than the worker's own result), recorded under {@code authorization}. */

@@ -1,6 +1,22 @@
 package io.durablecheckout.orchestrator.checkout;
 
+import io.durablecheckout.api.activity.ActivityResultEvent;
+import io.durablecheckout.api.activity.CancellationNoticeDeliverySucceededEvent;
+import io.durablecheckout.api.activity.PaymentAuthorizationSucceededEvent;
+import io.durablecheckout.api.activity.PaymentRefundSucceededEvent;
+import io.durablecheckout.api.activity.PaymentVoidSucceededEvent;
+import io.durablecheckout.api.activity.ReceiptDeliverySucceededEvent;
+import io.durablecheckout.api.activity.StockReleaseSucceededEvent;
+import io.durablecheckout.api.activity.StockReservationSucceededEvent;
 import io.durablecheckout.api.checkout.ActivityIntent;
+import io.durablecheckout.api.checkout.CancellationNoticeSentEvent;
+import io.durablecheckout.api.checkout.CheckoutEvent;
+import io.durablecheckout.api.checkout.PaymentAuthorizedEvent;
+import io.durablecheckout.api.checkout.PaymentRefundedEvent;
+import io.durablecheckout.api.checkout.PaymentVoidedEvent;
+import io.durablecheckout.api.checkout.ReceiptSentEvent;
+import io.durablecheckout.api.checkout.StockReleasedEvent;
+import io.durablecheckout.api.checkout.StockReservedEvent;
 import io.durablecheckout.api.checkout.CancellationNoticeRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentAuthorizationRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentReconciliationRequestedEvent;
@@ -9,6 +25,7 @@ import io.durablecheckout.api.checkout.PaymentVoidRequestedEvent;
 import io.durablecheckout.api.checkout.ReceiptRequestedEvent;
 import io.durablecheckout.api.checkout.StockReleaseRequestedEvent;
 import io.durablecheckout.api.checkout.StockReservationRequestedEvent;
+import io.durablecheckout.api.values.CheckoutId;
 import io.durablecheckout.api.values.Lease;
 import io.durablecheckout.api.values.OperationId;
 import io.durablecheckout.api.values.Step;
@@ -17,6 +34,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiFunction;
 import java.util.function.Predicate;
 
 import static io.durablecheckout.api.values.Step.AUTHORIZE_PAYMENT;
@@ -105,16 +123,51 @@ public final class Workflow {
     }
 
     /**
-     * One step: its request, its pending state, how the read model names what is awaited, and the follow-up of each
-     * result ({@code cancelling}: of a success that arrives once a cancellation was requested). Built with named
-     * parts: {@code row(step, request, build).pendingIn(state, awaited).on(result, then)...whenCancelling(then)}.
+     * The success report of a step: the activity's result event that says it happened, the checkout's fact that
+     * records it (built from the result), and the word the read model shows for it ("reserved").
+     */
+    record Report(Class<? extends ActivityResultEvent> result, Class<? extends CheckoutEvent> fact, String doneInWords,
+                  BiFunction<CheckoutId, ActivityResultEvent, CheckoutEvent> record, CheckoutState stateAfter) {
+    }
+
+    /** Whose lease length a step's lease has ({@code lease-duration} or {@code payment-lease-duration}). */
+    enum LeaseKind { STEP, PAYMENT }
+
+    /**
+     * One step: its request, its pending state, how the read model names what is awaited, the follow-up of each
+     * result ({@code cancelling}: of a success that arrives once a cancellation was requested), the report of its
+     * success and its lease's length. Built with named parts: {@code row(step, request, build).pendingIn(state,
+     * awaited).reportedBy(result, fact, word, record).on(result, then)...whenCancelling(then)}.
      */
     record Row(Step step, Class<? extends ActivityIntent> request, Request build, CheckoutState pendingState,
-               String awaited, Map<Result, Then> then, Then cancelling) {
+               String awaited, Map<Result, Then> then, Then cancelling, Report report, LeaseKind lease) {
 
         /** The state the checkout is in while the step is pending, and what it waits for, in words. */
         Row pendingIn(CheckoutState state, String awaitedInWords) {
-            return new Row(step, request, build, state, awaitedInWords, then, cancelling);
+            return new Row(step, request, build, state, awaitedInWords, then, cancelling, report, lease);
+        }
+
+        /**
+         * The activity's {@code result} that reports this step done, the {@code fact} the checkout records for it
+         * (built by {@code record}) and the read model's word for it.
+         */
+        @SuppressWarnings("unchecked")
+        <R extends ActivityResultEvent, F extends CheckoutEvent> Row reportedBy(
+                Class<R> result, Class<F> fact, String doneInWords, BiFunction<CheckoutId, R, F> record) {
+            BiFunction<CheckoutId, ActivityResultEvent, CheckoutEvent> any = (id, r) -> record.apply(id, (R) r);
+            return new Row(step, request, build, pendingState, awaited, then, cancelling,
+                    new Report(result, fact, doneInWords, any, null), lease);
+        }
+
+        /** The state the step's success fact puts the checkout in (none: the fact leaves the state as it is). */
+        Row doneIn(CheckoutState state) {
+            return new Row(step, request, build, pendingState, awaited, then, cancelling,
+                    new Report(report.result(), report.fact(), report.doneInWords(), report.record(), state), lease);
+        }
+
+        /** The step's lease runs for the payment lease length (a provider's call), not the step lease length. */
+        Row leasedAsPayment() {
+            return new Row(step, request, build, pendingState, awaited, then, cancelling, report, LeaseKind.PAYMENT);
         }
 
         /** What {@code result} of this step leads to. */
@@ -122,12 +175,12 @@ public final class Workflow {
             Map<Result, Then> all = new EnumMap<>(Result.class);
             all.putAll(then);
             all.put(result, next);
-            return new Row(step, request, build, pendingState, awaited, Map.copyOf(all), cancelling);
+            return new Row(step, request, build, pendingState, awaited, Map.copyOf(all), cancelling, report, lease);
         }
 
         /** What a success leads to once a cancellation was requested (none: as without one). */
         Row whenCancelling(Then next) {
-            return new Row(step, request, build, pendingState, awaited, then, next);
+            return new Row(step, request, build, pendingState, awaited, then, next, report, lease);
         }
 
         /** The follow-up of {@code result}; {@code null} if this step never reports it. */
@@ -160,6 +213,9 @@ public final class Workflow {
             row(RESERVE_STOCK, StockReservationRequestedEvent.class,
                     (o, n, lease) -> new StockReservationRequestedEvent(o.checkoutId(), o.tenantId(), o.items(), lease))
                     .pendingIn(CheckoutState.CREATED, "stock reservation")
+                    .reportedBy(StockReservationSucceededEvent.class, StockReservedEvent.class, "reserved",
+                            (id, r) -> new StockReservedEvent(id, r.operationId(), r.fencingToken()))
+                    .doneIn(CheckoutState.STOCK_RESERVED)
                     .on(SUCCEEDED, Then.issue(AUTHORIZE_PAYMENT))
                     .on(FAILED, Then.of(CANCEL))
                     .whenCancelling(Then.of(COMPENSATE)),
@@ -167,6 +223,11 @@ public final class Workflow {
                     (o, n, lease) -> new PaymentAuthorizationRequestedEvent(o.checkoutId(), o.tenantId(), o.amount(),
                             o.paymentToken(), lease))
                     .pendingIn(CheckoutState.STOCK_RESERVED, "payment authorization")
+                    .reportedBy(PaymentAuthorizationSucceededEvent.class, PaymentAuthorizedEvent.class, "authorized",
+                            (id, r) -> new PaymentAuthorizedEvent(id, r.operationId(), r.fencingToken(),
+                                    r.providerReference()))
+                    .doneIn(CheckoutState.PAYMENT_AUTHORIZED)
+                    .leasedAsPayment()
                     .on(SUCCEEDED, CONFIRM_AND_SEND_RECEIPT)
                     .on(FAILED, Then.of(COMPENSATE))
                     .on(UNKNOWN, Then.of(RECONCILE)) // a timeout is unknown, never a decline
@@ -175,6 +236,7 @@ public final class Workflow {
                     (o, n, lease) -> new PaymentReconciliationRequestedEvent(o.checkoutId(), o.tenantId(),
                             OperationId.of(o.checkoutId(), AUTHORIZE_PAYMENT), n, lease))
                     .pendingIn(CheckoutState.RECONCILIATION_PENDING, "payment lookup")
+                    .leasedAsPayment() // its answers are read by Results: they are about the authorization
                     .on(SUCCEEDED, CONFIRM_AND_SEND_RECEIPT)
                     .on(FAILED, Then.of(COMPENSATE))
                     .on(UNKNOWN, Then.of(LOOK_AGAIN))
@@ -186,6 +248,8 @@ public final class Workflow {
                     (o, n, lease) -> new ReceiptRequestedEvent(o.checkoutId(), o.tenantId(), o.customerEmail(),
                             o.amount(), lease))
                     .pendingIn(CheckoutState.CONFIRMED, "receipt")
+                    .reportedBy(ReceiptDeliverySucceededEvent.class, ReceiptSentEvent.class, "sent",
+                            (id, r) -> new ReceiptSentEvent(id, r.operationId(), r.fencingToken()))
                     .on(SUCCEEDED, Then.completeThen(Then.NOTHING))
                     .whenCancelling(Then.completeThen(Then.of(COMPENSATE))));
 
@@ -195,21 +259,33 @@ public final class Workflow {
                     (o, n, lease) -> new PaymentVoidRequestedEvent(o.checkoutId(), o.tenantId(),
                             OperationId.of(o.checkoutId(), AUTHORIZE_PAYMENT), o.amount(), lease))
                     .pendingIn(CheckoutState.VOID_PENDING, "payment void")
+                    .reportedBy(PaymentVoidSucceededEvent.class, PaymentVoidedEvent.class, "voided",
+                            (id, r) -> new PaymentVoidedEvent(id, r.operationId(), r.fencingToken(), r.providerReference()))
+                    .leasedAsPayment()
                     .on(SUCCEEDED, Then.of(COMPENSATE)),
             row(REFUND_PAYMENT, PaymentRefundRequestedEvent.class,
                     (o, n, lease) -> new PaymentRefundRequestedEvent(o.checkoutId(), o.tenantId(),
                             OperationId.of(o.checkoutId(), AUTHORIZE_PAYMENT), o.amount(), lease))
                     .pendingIn(CheckoutState.REFUND_REQUESTED, "refund")
+                    .reportedBy(PaymentRefundSucceededEvent.class, PaymentRefundedEvent.class, "refunded",
+                            (id, r) -> new PaymentRefundedEvent(id, r.operationId(), r.fencingToken(),
+                                    r.providerReference()))
+                    .doneIn(CheckoutState.REFUND_CONFIRMED)
+                    .leasedAsPayment()
                     .on(SUCCEEDED, Then.of(COMPENSATE)),
             row(RELEASE_STOCK, StockReleaseRequestedEvent.class,
                     (o, n, lease) -> new StockReleaseRequestedEvent(o.checkoutId(), o.tenantId(),
                             OperationId.of(o.checkoutId(), RESERVE_STOCK), lease))
                     .pendingIn(CheckoutState.STOCK_RELEASE_PENDING, "stock release")
+                    .reportedBy(StockReleaseSucceededEvent.class, StockReleasedEvent.class, "released",
+                            (id, r) -> new StockReleasedEvent(id, r.operationId(), r.fencingToken()))
                     .on(SUCCEEDED, Then.of(COMPENSATE)),
             row(SEND_CANCELLATION_NOTICE, CancellationNoticeRequestedEvent.class,
                     (o, n, lease) -> new CancellationNoticeRequestedEvent(o.checkoutId(), o.tenantId(),
                             o.customerEmail(), lease))
                     .pendingIn(CheckoutState.CANCELLATION_NOTICE_PENDING, "cancellation notice")
+                    .reportedBy(CancellationNoticeDeliverySucceededEvent.class, CancellationNoticeSentEvent.class,
+                            "sent", (id, r) -> new CancellationNoticeSentEvent(id, r.operationId(), r.fencingToken()))
                     .on(SUCCEEDED, Then.of(COMPENSATE)));
 
     /** Compensations in the order they run: money first, then stock, then the word to the customer. */
@@ -331,6 +407,8 @@ public final class Workflow {
     }
 
     private static final Map<Step, Row> BY_STEP = new EnumMap<>(Step.class);
+    private static final Map<Class<?>, Row> BY_RESULT = new java.util.HashMap<>();
+    private static final Map<Class<?>, Row> BY_FACT = new java.util.HashMap<>();
 
     static {
         STEPS.forEach(r -> BY_STEP.put(r.step(), r));
@@ -338,6 +416,40 @@ public final class Workflow {
         if (BY_STEP.size() != Step.values().length) {
             throw new IllegalStateException("the workflow table has no row for some step: " + BY_STEP.keySet());
         }
+        for (Row r : BY_STEP.values()) {
+            if (r.report() != null && (BY_RESULT.put(r.report().result(), r) != null
+                    || BY_FACT.put(r.report().fact(), r) != null)) {
+                throw new IllegalStateException("two rows report with " + r.report());
+            }
+        }
+    }
+
+    /** The row whose success {@code result} reports, or {@code null} (a result read by its own rule). */
+    static Row reportedBy(ActivityResultEvent result) {
+        return BY_RESULT.get(result.getClass());
+    }
+
+    /** The step whose success {@code fact} records, or {@code null}. */
+    public static Step recordedBy(CheckoutEvent fact) {
+        Row row = BY_FACT.get(fact.getClass());
+        return row == null ? null : row.step();
+    }
+
+    /** The state a step's success {@code fact} puts the checkout in, or {@code null}: it leaves it. */
+    static CheckoutState stateAfter(CheckoutEvent fact) {
+        Row row = BY_FACT.get(fact.getClass());
+        return row == null ? null : row.report().stateAfter();
+    }
+
+    /** The read model's word for {@code step} done ("reserved"), or {@code null} for a step without a report. */
+    public static String doneInWords(Step step) {
+        Report report = BY_STEP.get(step).report();
+        return report == null ? null : report.doneInWords();
+    }
+
+    /** Lease length: whether {@code step}'s lease runs for the payment lease length. */
+    static boolean paymentLease(Step step) {
+        return BY_STEP.get(step).lease() == LeaseKind.PAYMENT;
     }
 
     private Workflow() {
@@ -386,6 +498,6 @@ public final class Workflow {
 
     /** A step's row, to be completed with its named parts. */
     private static Row row(Step step, Class<? extends ActivityIntent> request, Request build) {
-        return new Row(step, request, build, null, null, Map.of(), null);
+        return new Row(step, request, build, null, null, Map.of(), null, null, LeaseKind.STEP);
     }
 }

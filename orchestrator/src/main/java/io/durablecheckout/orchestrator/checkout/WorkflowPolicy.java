@@ -63,11 +63,9 @@ public record WorkflowPolicy(Duration leaseDuration, Duration paymentLeaseDurati
                 recorded.reconciliationMaxLookups());
     }
 
+    /** The lease length of {@code step}: its workflow row says whether it is a payment's. */
     public Duration leaseFor(Step step) {
-        return switch (step) {
-            case AUTHORIZE_PAYMENT, RECONCILE_PAYMENT, VOID_PAYMENT, REFUND_PAYMENT -> paymentLeaseDuration;
-            case RESERVE_STOCK, SEND_RECEIPT, RELEASE_STOCK, SEND_CANCELLATION_NOTICE -> leaseDuration;
-        };
+        return Workflow.paymentLease(step) ? paymentLeaseDuration : leaseDuration;
     }
 
     /** Back-off after the {@code failedAttempt}-th attempt failed: initial, 2×, 4×, … capped. */

@@ -2,6 +2,23 @@ package io.durablecheckout.orchestrator.config;
 
 import com.github.kagkarlsson.scheduler.Scheduler;
 import com.github.kagkarlsson.scheduler.task.Task;
+import io.durablecheckout.orchestrator.axon.aggregate.CachedCommandTargetResolver;
+import io.durablecheckout.orchestrator.axon.aggregate.ConfirmedAggregateCache;
+import io.durablecheckout.orchestrator.axon.aggregate.ConstructorAggregateFactory;
+import io.durablecheckout.orchestrator.axon.aggregate.StaleCopyHandlerEnhancer;
+import io.durablecheckout.orchestrator.axon.deadline.LeaseDeadlineManager;
+import io.durablecheckout.orchestrator.axon.deadline.PromptRetryTask;
+import io.durablecheckout.orchestrator.axon.eventstore.EventsOnlyStorageEngine;
+import io.durablecheckout.orchestrator.axon.eventstore.PostgresDuplicateKeyResolver;
+import io.durablecheckout.orchestrator.axon.saga.ChangedOnlySagaStore;
+import io.durablecheckout.orchestrator.axon.saga.ClaimWatchingTokenStore;
+import io.durablecheckout.orchestrator.checkout.Checkout;
+import io.durablecheckout.orchestrator.checkout.Deadlines;
+import io.durablecheckout.orchestrator.cluster.ClusterProperties;
+import io.durablecheckout.orchestrator.replay.RecordedInputs;
+import io.durablecheckout.orchestrator.serialization.AxonJson;
+import io.durablecheckout.orchestrator.serialization.EventUpcasters;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.axonframework.common.caching.Cache;
 import org.axonframework.common.caching.NoCache;
 import org.axonframework.common.jdbc.ConnectionProvider;
@@ -43,16 +60,11 @@ import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
 import org.springframework.transaction.PlatformTransactionManager;
 
-import io.durablecheckout.orchestrator.checkout.Checkout;
-import io.durablecheckout.orchestrator.cluster.ClusterProperties;
-import io.durablecheckout.orchestrator.serialization.EventUpcasters;
-import io.durablecheckout.orchestrator.serialization.AxonJson;
-import io.micrometer.core.instrument.MeterRegistry;
-
-import javax.sql.DataSource;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Set;
+import javax.sql.DataSource;
 
 /**
  * Every durable Axon component declared explicitly, so nothing silently falls back to an in-memory or
@@ -88,7 +100,7 @@ public class AxonInfrastructureConfiguration {
     /** Axon's Spring lookup uses a bean named {@code <aggregate>AggregateFactory} when there is one (why: the class). */
     @Bean
     public AggregateFactory<Checkout> checkoutAggregateFactory() {
-        return new CheckoutAggregateFactory();
+        return new ConstructorAggregateFactory<>(Checkout.class);
     }
 
     /**
@@ -97,14 +109,14 @@ public class AxonInfrastructureConfiguration {
      */
     @Bean
     public Cache checkoutCache(@Value("${checkout.aggregate-cache.max-entries:2048}") int maxEntries) {
-        return maxEntries > 0 ? new CheckoutCache(maxEntries) : NoCache.INSTANCE;
+        return maxEntries > 0 ? new ConfirmedAggregateCache(maxEntries) : NoCache.INSTANCE;
     }
 
     /** Confirms, against the store, a decision on a cached copy that no unique key would catch (§78). */
     @Bean
     public HandlerEnhancerDefinition staleCopyCheck(ObjectProvider<EventStore> eventStore,
                                                     @Qualifier("checkoutCache") ObjectProvider<Cache> checkoutCache) {
-        return new StaleCopyCheck(Checkout.class, eventStore::getObject, checkoutCache::getObject);
+        return new StaleCopyHandlerEnhancer(Checkout.class, eventStore::getObject, checkoutCache::getObject);
     }
 
     /** Axon's annotation resolver, with the annotations looked up once per command class (decisions.md §60). */
@@ -168,7 +180,7 @@ public class AxonInfrastructureConfiguration {
                 // who owns a segment claim; pid@host unless set (two nodes in one JVM must differ)
                 .nodeId(cluster.nodeId())
                 .build();
-        return new SagaClaimWatch(jdbc, EventProcessingConfiguration.SAGA_PROCESSOR, () -> {
+        return new ClaimWatchingTokenStore(jdbc, EventProcessingConfiguration.SAGA_PROCESSOR, () -> {
             if (sagaStore.getIfAvailable() instanceof ChangedOnlySagaStore store) {
                 store.forgetCached();
             }
@@ -215,7 +227,8 @@ public class AxonInfrastructureConfiguration {
                 .transactionManager(transactionManager)
                 .startScheduler(false) // the db-scheduler starter starts and stops it
                 .stopScheduler(false);
-        LeaseDeadlineManager manager = new LeaseDeadlineManager(builder, dataSource, table, serializer, spanFactory);
+        LeaseDeadlineManager manager = new LeaseDeadlineManager(builder, dataSource, table, serializer, spanFactory,
+                Set.of(Deadlines.LEASE_EXPIRED), RecordedInputs.DEADLINE_OBSERVER);
         // events a deadline handler applies carry the same origin and recorded input as those of a command
         manager.registerHandlerInterceptor(new CorrelationDataInterceptor<>(correlationDataProviders));
         return manager;

@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator.config;
 
+import io.durablecheckout.orchestrator.axon.messaging.OriginCorrelationDataProvider;
 import io.durablecheckout.orchestrator.checkout.OperatorMetadata;
 import org.axonframework.messaging.correlation.CorrelationDataProvider;
 import org.axonframework.serialization.Serializer;
@@ -19,7 +20,7 @@ class CorrelationConfiguration {
 
     @Bean
     public CorrelationDataProvider originProvider(@Qualifier("eventSerializer") Serializer eventSerializer) {
-        return new OriginProvider(eventSerializer,
+        return new OriginCorrelationDataProvider(eventSerializer,
                 List.of(OperatorMetadata.ACTOR, OperatorMetadata.REASON, OperatorMetadata.ACTED_AT));
     }
 }

@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator.config;
 
+import io.durablecheckout.orchestrator.axon.eventstore.WakeUpEventSource;
 import io.durablecheckout.orchestrator.deadletter.ParkedEvents;
 import io.durablecheckout.orchestrator.deadletter.PoisonEventPolicy;
 import io.durablecheckout.orchestrator.deadletter.SagaPoisonHandler;

@@ -1,5 +1,8 @@
 package io.durablecheckout.orchestrator.config;
 
+import io.durablecheckout.orchestrator.axon.saga.ChangedOnlySagaStore;
+import io.durablecheckout.orchestrator.axon.saga.ClaimWatchingTokenStore;
+
 import org.axonframework.common.transaction.TransactionManager;
 import org.axonframework.deadline.dbscheduler.DbSchedulerDeadlineManager;
 import org.axonframework.eventhandling.tokenstore.TokenStore;
@@ -53,7 +56,7 @@ public class WiringVerifier implements SmartInitializingSingleton {
         expect(problems, "deadline manager", axon.deadlineManager(), DbSchedulerDeadlineManager.class);
         expect(problems, "transaction manager", axon.getComponent(TransactionManager.class), SpringTransactionManager.class);
         TokenStore tokens = context.getBean(TokenStore.class);
-        expect(problems, "token store", tokens instanceof SagaClaimWatch watch ? watch.delegate() : tokens,
+        expect(problems, "token store", tokens instanceof ClaimWatchingTokenStore watch ? watch.delegate() : tokens,
                 JdbcTokenStore.class);
         SagaStore<?> sagas = context.getBean(SagaStore.class);
         expect(problems, "saga store", sagas instanceof ChangedOnlySagaStore changedOnly ? changedOnly.delegate() : sagas,

@@ -88,7 +88,7 @@ public class CheckoutView {
         public int attempt;
         public long fencingToken;
         public Instant leaseExpiresAt;
-        /** in_flight, succeeded, failed, retry_scheduled, lease_expired, blocked, unknown */
+        /** in_flight, retry_scheduled, lease_expired, blocked; once done: succeeded, declined, unknown, inconclusive, ended */
         public String status;
         public String lastOutcome;
         public Instant retryAt;

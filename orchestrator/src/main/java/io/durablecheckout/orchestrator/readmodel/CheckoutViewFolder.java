@@ -6,11 +6,9 @@ import io.durablecheckout.api.checkout.ActivityLeaseDeferredEvent;
 import io.durablecheckout.api.checkout.ActivityLeaseRenewedEvent;
 import io.durablecheckout.api.checkout.ActivityResultRejectedEvent;
 import io.durablecheckout.api.checkout.ActivityRetryScheduledEvent;
-import io.durablecheckout.api.checkout.CancellationNoticeSentEvent;
 import io.durablecheckout.api.checkout.CheckoutCancellationRequestedEvent;
 import io.durablecheckout.api.checkout.CheckoutCancelledEvent;
 import io.durablecheckout.api.checkout.CheckoutCompletedEvent;
-import io.durablecheckout.api.checkout.CheckoutConfirmedEvent;
 import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
 import io.durablecheckout.api.checkout.CheckoutEvent;
 import io.durablecheckout.api.checkout.ManualReviewRequiredEvent;
@@ -24,15 +22,11 @@ import io.durablecheckout.api.checkout.PaymentOutcomeDisputedEvent;
 import io.durablecheckout.api.checkout.PaymentOutcomeUnknownEvent;
 import io.durablecheckout.api.checkout.PaymentReconciliationRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentReconciliationScheduledEvent;
-import io.durablecheckout.api.checkout.PaymentRefundedEvent;
-import io.durablecheckout.api.checkout.PaymentVoidedEvent;
-import io.durablecheckout.api.checkout.ReceiptSentEvent;
-import io.durablecheckout.api.checkout.StockReleasedEvent;
-import io.durablecheckout.api.checkout.StockReservedEvent;
 import io.durablecheckout.api.values.Lease;
 import io.durablecheckout.api.values.Step;
 import io.durablecheckout.orchestrator.checkout.CheckoutFacts;
 import io.durablecheckout.orchestrator.checkout.CheckoutState;
+import io.durablecheckout.orchestrator.checkout.Run;
 import io.durablecheckout.orchestrator.checkout.Workflow;
 
 import java.time.Instant;
@@ -55,6 +49,23 @@ public final class CheckoutViewFolder {
         // Where the checkout is comes from the aggregate's own fold; what follows only describes it.
         state(v, CheckoutFacts.stateAfter(v.state == null ? null : CheckoutState.valueOf(v.state.toUpperCase(Locale.ROOT)),
                 event), at);
+        // Each step's status comes from the runs' own fold (Run.statusAfter), worded here; what follows refines the
+        // word of a step that is done (succeeded, declined, …) and adds what the view shows beside it.
+        // the lookup's status before this event: was it answering (in flight), or blocked in a review?
+        CheckoutView.Activity lookup = v.activities.get(Step.RECONCILE_PAYMENT.slug());
+        String lookupBefore = lookup == null ? null : lookup.status;
+        for (Step step : Step.values()) {
+            CheckoutView.Activity a = v.activities.get(step.slug());
+            Run.Status before = a == null ? null : statusOf(a.status);
+            Run.Status after = Run.statusAfter(before, step, event);
+            if (after != null && after != before) {
+                activity(v, step).status = word(after);
+            }
+        }
+        Step done = Workflow.recordedBy(event); // a step's success fact: its workflow row names the step and the word
+        if (done != null) {
+            succeeded(v, done, Workflow.doneInWords(done));
+        }
         if (event instanceof CheckoutCreatedEvent e) {
             v.checkoutId = e.checkoutId().value();
             v.tenantId = e.tenantId().value();
@@ -70,7 +81,6 @@ public final class CheckoutViewFolder {
             a.attempt = lease.attempt();
             a.fencingToken = lease.fencingToken().value();
             a.leaseExpiresAt = lease.expiresAt();
-            a.status = "in_flight";
             a.retryAt = null;
             String what = Workflow.awaited(e.step());
             v.waiting = new CheckoutView.Waiting("waiting for " + what + " (operation " + a.operationId + ", attempt "
@@ -84,18 +94,12 @@ public final class CheckoutViewFolder {
                         "lease expires: the lookup is sent again", known(v),
                         "whether the provider authorized the payment");
             }
-        } else if (event instanceof StockReservedEvent e) {
-            succeeded(v, Step.RESERVE_STOCK, "reserved");
         } else if (event instanceof PaymentAuthorizedEvent e) {
-            succeeded(v, Step.AUTHORIZE_PAYMENT, "authorized");
             if (v.activities.containsKey(Step.RECONCILE_PAYMENT.slug())) {
-                succeeded(v, Step.RECONCILE_PAYMENT, lookupAnswered(v) ? "provider reported authorized"
+                succeeded(v, Step.RECONCILE_PAYMENT, "in_flight".equals(lookupBefore) ? "provider reported authorized"
                         : "no lookup answer: authorized on other evidence");
             }
             v.providerReference = e.providerReference();
-        } else if (event instanceof CheckoutConfirmedEvent) {
-        } else if (event instanceof ReceiptSentEvent) {
-            succeeded(v, Step.SEND_RECEIPT, "sent");
         } else if (event instanceof CheckoutCompletedEvent) {
             v.completedAt = at;
             v.waiting = v.manualReview == null ? null : disputeWaiting(v);
@@ -104,7 +108,7 @@ public final class CheckoutViewFolder {
             a.status = "declined";
             a.lastOutcome = e.reason();
             if (v.activities.containsKey(Step.RECONCILE_PAYMENT.slug())) {
-                succeeded(v, Step.RECONCILE_PAYMENT, lookupAnswered(v) ? "provider reported declined"
+                succeeded(v, Step.RECONCILE_PAYMENT, "in_flight".equals(lookupBefore) ? "provider reported declined"
                         : "no lookup answer: declined on other evidence");
             }
         } else if (event instanceof PaymentOutcomeUnknownEvent e) {
@@ -117,7 +121,7 @@ public final class CheckoutViewFolder {
         } else if (event instanceof PaymentReconciliationScheduledEvent e) {
             CheckoutView.Activity a = v.activities.get(Step.RECONCILE_PAYMENT.slug());
             // out of a review (an operator's retry): the lookups' last answer stays the evidence
-            boolean afterReview = a != null && "blocked".equals(a.status);
+            boolean afterReview = "blocked".equals(lookupBefore);
             if (a != null) {
                 a.status = "inconclusive";
                 a.lastOutcome = afterReview ? a.lastOutcome : e.lastAnswer();
@@ -128,10 +132,6 @@ public final class CheckoutViewFolder {
                     : "; last answer: " + e.lastAnswer()),
                     "whether the provider authorized the payment");
         } else if (event instanceof ManualReviewRequiredEvent e) {
-            CheckoutView.Activity a = v.activities.get(e.blockedStep().slug());
-            if (a != null) {
-                a.status = "blocked";
-            }
             v.manualReview = new CheckoutView.ManualReview(e.blockedStep().slug(), e.reason(), e.evidence());
             v.reason = "manual_review";
             v.reasonDetail = e.reason();
@@ -179,21 +179,12 @@ public final class CheckoutViewFolder {
             v.reasonDetail = e.detail();
             v.cancelReason = e.reason() == null ? null : e.reason().name().toLowerCase(Locale.ROOT);
             v.cancelDetail = e.detail();
-        } else if (event instanceof PaymentVoidedEvent) {
-            succeeded(v, Step.VOID_PAYMENT, "voided");
-        } else if (event instanceof PaymentRefundedEvent e) {
-            succeeded(v, Step.REFUND_PAYMENT, "refunded");
-        } else if (event instanceof StockReleasedEvent) {
-            succeeded(v, Step.RELEASE_STOCK, "released");
-        } else if (event instanceof CancellationNoticeSentEvent) {
-            succeeded(v, Step.SEND_CANCELLATION_NOTICE, "sent");
         } else if (event instanceof CheckoutCancelledEvent e) {
             v.reason = e.reason() == null ? null : e.reason().name().toLowerCase();
             v.reasonDetail = e.detail();
             v.waiting = v.manualReview == null ? null : disputeWaiting(v);
         } else if (event instanceof ActivityRetryScheduledEvent e) {
             CheckoutView.Activity a = activity(v, e.step());
-            a.status = "retry_scheduled";
             a.lastOutcome = e.lastFailure();
             a.retryAt = e.retryAt();
             v.waiting = new CheckoutView.Waiting(
@@ -217,7 +208,6 @@ public final class CheckoutViewFolder {
                         v.waiting.known(), v.waiting.unknown());
             }
         } else if (event instanceof ActivityLeaseExpiredEvent e) {
-            activity(v, e.step()).status = "lease_expired";
             v.leasesExpired++;
         } else if (event instanceof ActivityResultRejectedEvent) {
             v.staleResultsRejected++;
@@ -225,6 +215,35 @@ public final class CheckoutViewFolder {
         // An open dispute keeps even a completed or cancelled checkout in front of operators.
         v.terminal = CheckoutState.valueOf(v.state.toUpperCase()).isTerminal() && v.manualReview == null;
         return v;
+    }
+
+    /**
+     * The view's word for a step's status: one per {@link Run.Status}, but a done step, which says how it ended
+     * ({@code succeeded}, {@code declined}, {@code unknown}, {@code inconclusive}; {@code ended} when the checkout's
+     * cancellation closed it).
+     */
+    public static String word(Run.Status status) {
+        return switch (status) {
+            case IN_FLIGHT -> "in_flight";
+            case WAITING_RETRY -> "retry_scheduled";
+            case EXPIRED -> "lease_expired";
+            case BLOCKED -> "blocked";
+            case DONE -> "ended";
+        };
+    }
+
+    /** The status a view's word stands for ({@code null}: the step was never requested). */
+    public static Run.Status statusOf(String word) {
+        if (word == null) {
+            return null;
+        }
+        return switch (word) {
+            case "in_flight" -> Run.Status.IN_FLIGHT;
+            case "retry_scheduled" -> Run.Status.WAITING_RETRY;
+            case "lease_expired" -> Run.Status.EXPIRED;
+            case "blocked" -> Run.Status.BLOCKED;
+            default -> Run.Status.DONE; // succeeded, declined, unknown, inconclusive, ended
+        };
     }
 
     private static CheckoutView.Waiting disputeWaiting(CheckoutView v) {
@@ -242,11 +261,6 @@ public final class CheckoutViewFolder {
             }
         });
         return sb.isEmpty() ? "nothing has been done yet" : sb.toString();
-    }
-
-    /** Whether the reconciliation's own lookup is answering (else other evidence settled the payment). */
-    private static boolean lookupAnswered(CheckoutView v) {
-        return "in_flight".equals(v.activities.get(Step.RECONCILE_PAYMENT.slug()).status);
     }
 
     private static CheckoutView.Activity activity(CheckoutView v, Step step) {

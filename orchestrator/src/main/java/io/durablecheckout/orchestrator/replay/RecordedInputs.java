@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator.replay;
 
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.ObjectReader;
 import io.durablecheckout.api.command.CheckoutCommand;
@@ -10,6 +11,7 @@ import io.durablecheckout.api.command.RequestCancellationCommand;
 import io.durablecheckout.api.command.ResolveManualReviewCommand;
 import io.durablecheckout.api.command.RetryActivityCommand;
 import io.durablecheckout.api.command.StartCheckoutCommand;
+import io.durablecheckout.orchestrator.axon.deadline.DeadlineObserver;
 import io.durablecheckout.orchestrator.checkout.Checkout;
 import io.durablecheckout.orchestrator.checkout.Deadlines;
 import io.durablecheckout.orchestrator.serialization.AxonJson;
@@ -119,6 +121,24 @@ public final class RecordedInputs {
     }
 
     /** The message without the recorded input and deadline operations correlation added to it (if any). */
+    /** The deadline manager's view of this class (it knows no product class): what the Checkout schedules and cancels. */
+    public static final DeadlineObserver DEADLINE_OBSERVER = new DeadlineObserver() {
+        @Override
+        public void scheduled(String id, Instant due, String name, Object payload, ScopeDescriptor scope) {
+            RecordedInputs.scheduled(id, due, name, payload, scope);
+        }
+
+        @Override
+        public void cancelled(String name, String id) {
+            RecordedInputs.cancelled(name, id);
+        }
+
+        @Override
+        public <T> DeadlineMessage<T> strip(DeadlineMessage<T> message) {
+            return withoutInputs(message);
+        }
+    };
+
     public static <M extends Message<?>> M withoutInputs(M message) {
         MetaData metaData = message.getMetaData();
         if (!metaData.containsKey(INPUT) && !metaData.containsKey(DEADLINES)) {

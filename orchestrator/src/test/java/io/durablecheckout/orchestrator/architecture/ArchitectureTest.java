@@ -181,6 +181,18 @@ class ArchitectureTest {
                 .check(classes);
     }
 
+    /**
+     * The Axon and db-scheduler extensions are infrastructure a reader can take in alone (and reuse): they import
+     * nothing of the product, not even the published language; what they need arrives as parameters.
+     */
+    @Test
+    void theAxonExtensionsKnowNothingOfTheProduct() {
+        classes().that().resideInAPackage(pkg("axon"))
+                .should().onlyDependOnClassesThat(resideInAPackage(pkg("axon"))
+                        .or(resideOutsideOfPackage("io.durablecheckout..")))
+                .check(classes);
+    }
+
     /** {@code config} wires the application: only the entry points depend on it (the benchmarks are their own module). */
     @Test
     void onlyTheEntryPointsDependOnTheWiring() {

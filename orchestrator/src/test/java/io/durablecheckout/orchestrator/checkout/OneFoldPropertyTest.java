@@ -50,9 +50,9 @@ import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.ID;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * One fold: the read model's view and the aggregate's facts agree on the checkout's state after every event, for
- * every recorded history of the replay corpus and for histories the decision function itself writes from random
- * inputs (results of every kind, stale reports, heartbeats, timers, cancellations, operators, provider notices).
+ * One fold: the read model's view and the aggregate's facts agree on the checkout's state, and on every step's
+ * status, after every event, for every recorded history of the replay corpus and for histories the decision function
+ * itself writes from random inputs (results of every kind, stale reports, heartbeats, timers, cancellations, operators, provider notices).
  */
 class OneFoldPropertyTest {
 
@@ -108,6 +108,14 @@ class OneFoldPropertyTest {
             view = CheckoutViewFolder.fold(view, event, sequence, CheckoutScenario.T0.plusSeconds(sequence));
             assertThat(view.state).as("%s: state after event %d (%s)", what, sequence, event.getClass().getSimpleName())
                     .isEqualTo(facts.state().wireName());
+            for (Step step : Step.values()) {
+                Run run = facts.run(step);
+                CheckoutView.Activity activity = view.activities.get(step.slug());
+                assertThat(activity == null ? null : CheckoutViewFolder.statusOf(activity.status))
+                        .as("%s: %s's status after event %d (%s), worded %s", what, step.slug(), sequence,
+                                event.getClass().getSimpleName(), activity == null ? null : activity.status)
+                        .isEqualTo(run == null ? null : run.status());
+            }
             sequence++;
         }
     }

@@ -63,15 +63,20 @@ final class WorkflowDiagram {
     /** The table itself, as the Markdown tables of docs/workflow.md: the steps, then the compensations. */
     static String markdown() {
         StringBuilder sb = new StringBuilder();
-        sb.append("| Step | Request (intent) | Pending state | Succeeded | Failed | Unknown | Not found |"
-                + " Succeeded after a cancellation request |\n|---|---|---|---|---|---|---|---|\n");
+        sb.append("| Step | Request (intent) | Pending state | Reported done by | Recorded as | Succeeded | Failed |"
+                + " Unknown | Not found | Succeeded after a cancellation request |\n|---|---|---|---|---|---|---|---|---|---|\n");
         List<Row> rows = new ArrayList<>(Workflow.STEPS);
         rows.addAll(Workflow.COMPENSATION_STEPS);
         for (Row row : rows) {
             sb.append("| `").append(row.step().slug()).append("`")
                     .append(row.step().isCompensation() ? " (compensation)" : "")
                     .append(" | `").append(row.request().getSimpleName()).append("` | `")
-                    .append(row.pendingState().wireName()).append("` |");
+                    .append(row.pendingState().wireName()).append("` | ")
+                    .append(row.report() == null ? "read by a rule of its own (`Results`)"
+                            : "`" + row.report().result().getSimpleName() + "`").append(" | ")
+                    .append(row.report() == null ? "—" : "`" + row.report().fact().getSimpleName() + "`"
+                            + (row.report().stateAfter() == null ? "" : " → `" + row.report().stateAfter().wireName() + "`"))
+                    .append(" |");
             for (Result result : Result.values()) {
                 sb.append(' ').append(words(row.after(result, false))).append(" |");
             }

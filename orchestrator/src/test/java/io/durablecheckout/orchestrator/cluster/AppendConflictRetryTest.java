@@ -1,6 +1,6 @@
 package io.durablecheckout.orchestrator.cluster;
 
-import io.durablecheckout.orchestrator.config.PostgresDuplicateKeyResolver;
+import io.durablecheckout.orchestrator.axon.eventstore.PostgresDuplicateKeyResolver;
 import org.axonframework.commandhandling.GenericCommandMessage;
 import org.axonframework.commandhandling.gateway.ExponentialBackOffIntervalRetryScheduler;
 import org.axonframework.common.lock.PessimisticLockFactory;

@@ -13,9 +13,9 @@ import java.nio.file.Path;
  * A real PostgreSQL for one test class: embedded, in a fresh directory under {@code target/}, with the given
  * migrations of the product applied in order. Close it in {@code @AfterAll}.
  */
-record ScratchDatabase(EmbeddedPostgresServer server, PGSimpleDataSource dataSource) implements AutoCloseable {
+public record ScratchDatabase(EmbeddedPostgresServer server, PGSimpleDataSource dataSource) implements AutoCloseable {
 
-    static ScratchDatabase start(String name, String... migrations) throws IOException {
+    public static ScratchDatabase start(String name, String... migrations) throws IOException {
         Path target = Path.of("target");
         Files.createDirectories(target);
         EmbeddedPostgresServer server =

@@ -1,5 +1,7 @@
 package io.durablecheckout.orchestrator.it;
 
+import io.durablecheckout.orchestrator.it.support.HttpApi;
+import io.durablecheckout.orchestrator.it.support.IntegrationTestBase;
 import io.durablecheckout.orchestrator.admission.Admission;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -8,7 +10,7 @@ import org.springframework.beans.factory.annotation.Autowired;
 import java.time.Duration;
 import java.util.UUID;
 
-import static io.durablecheckout.orchestrator.it.HttpApi.checkoutBody;
+import static io.durablecheckout.orchestrator.it.support.HttpApi.checkoutBody;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**

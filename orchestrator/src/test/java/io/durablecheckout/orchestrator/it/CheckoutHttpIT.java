@@ -1,5 +1,7 @@
 package io.durablecheckout.orchestrator.it;
 
+import io.durablecheckout.orchestrator.it.support.HttpApi;
+import io.durablecheckout.orchestrator.it.support.IntegrationTestBase;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.durablecheckout.activities.inventory.InventoryAdmin;
 import io.durablecheckout.activities.privacy.DataKeyStore;
@@ -20,7 +22,7 @@ import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.stream.IntStream;
 
-import static io.durablecheckout.orchestrator.it.HttpApi.checkoutBody;
+import static io.durablecheckout.orchestrator.it.support.HttpApi.checkoutBody;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 

@@ -1,5 +1,9 @@
 package io.durablecheckout.orchestrator.it;
 
+import io.durablecheckout.orchestrator.it.support.DashboardSession;
+import io.durablecheckout.orchestrator.it.support.HttpApi;
+import io.durablecheckout.orchestrator.it.support.IntegrationTestBase;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.durablecheckout.orchestrator.tenancy.ApiKeys;
 import io.durablecheckout.orchestrator.tenancy.Caller;

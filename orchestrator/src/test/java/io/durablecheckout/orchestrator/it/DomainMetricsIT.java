@@ -1,7 +1,10 @@
 package io.durablecheckout.orchestrator.it;
 
-import org.junit.jupiter.api.Test;
+import io.durablecheckout.orchestrator.it.support.HttpApi;
+import io.durablecheckout.orchestrator.it.support.IntegrationTestBase;
+import io.durablecheckout.orchestrator.it.support.Prometheus;
 
+import org.junit.jupiter.api.Test;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,5 +1,10 @@
 package io.durablecheckout.orchestrator.it;
 
+import io.durablecheckout.orchestrator.it.support.DashboardSession;
+import io.durablecheckout.orchestrator.it.support.HttpApi;
+import io.durablecheckout.orchestrator.it.support.InProcessNode;
+import io.durablecheckout.orchestrator.it.support.RefusingSmtpRelay;
+
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import com.icegreen.greenmail.util.GreenMail;
 import com.icegreen.greenmail.util.GreenMailUtil;

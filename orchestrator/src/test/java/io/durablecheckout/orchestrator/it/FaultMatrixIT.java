@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator.it;
 
+import io.durablecheckout.orchestrator.it.support.FaultMatrix;
 import io.durablecheckout.orchestrator.faults.CrashPoint;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;

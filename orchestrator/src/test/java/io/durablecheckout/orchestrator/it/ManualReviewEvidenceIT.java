@@ -1,5 +1,9 @@
 package io.durablecheckout.orchestrator.it;
 
+import io.durablecheckout.orchestrator.it.support.HttpApi;
+import io.durablecheckout.orchestrator.it.support.NodeProcess;
+import io.durablecheckout.orchestrator.it.support.StandardWebhooksSigner;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.durablecheckout.orchestrator.config.EmbeddedPostgresServer;
 import org.junit.jupiter.api.AfterAll;

@@ -1,5 +1,8 @@
 package io.durablecheckout.orchestrator.it;
 
+import io.durablecheckout.orchestrator.it.support.HttpApi;
+import io.durablecheckout.orchestrator.it.support.IntegrationTestBase;
+
 import io.durablecheckout.orchestrator.tenancy.ApiKeys;
 import io.durablecheckout.orchestrator.tenancy.Caller;
 import org.junit.jupiter.api.Test;

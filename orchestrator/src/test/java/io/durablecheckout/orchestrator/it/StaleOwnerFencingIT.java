@@ -1,5 +1,10 @@
 package io.durablecheckout.orchestrator.it;
 
+import io.durablecheckout.orchestrator.it.support.HttpApi;
+import io.durablecheckout.orchestrator.it.support.InProcessNode;
+import io.durablecheckout.orchestrator.it.support.InvariantChecker;
+import io.durablecheckout.orchestrator.it.support.NodeProcess;
+
 import io.durablecheckout.activities.WorkerPauseHook;
 import io.durablecheckout.api.values.Step;
 import io.durablecheckout.orchestrator.config.EmbeddedPostgresServer;

@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator.it;
 
+import io.durablecheckout.orchestrator.it.support.NodeProcess;
 import io.durablecheckout.orchestrator.config.EmbeddedPostgresServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

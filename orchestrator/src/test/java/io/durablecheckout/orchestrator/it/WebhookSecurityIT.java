@@ -1,5 +1,9 @@
 package io.durablecheckout.orchestrator.it;
 
+import io.durablecheckout.orchestrator.it.support.HttpApi;
+import io.durablecheckout.orchestrator.it.support.IntegrationTestBase;
+import io.durablecheckout.orchestrator.it.support.StandardWebhooksSigner;
+
 import io.durablecheckout.activities.inventory.InventoryAdmin;
 import io.durablecheckout.activities.payments.WebhookSecret;
 import io.durablecheckout.api.values.TenantId;

@@ -1,6 +1,15 @@
 package io.durablecheckout.orchestrator.it;
 
-import io.durablecheckout.orchestrator.config.ChangedOnlySagaStore;
+import io.durablecheckout.orchestrator.it.support.HttpApi;
+import io.durablecheckout.orchestrator.it.support.IntegrationTestBase;
+
+import io.durablecheckout.orchestrator.axon.aggregate.ConstructorAggregateFactory;
+import io.durablecheckout.orchestrator.axon.aggregate.CachedCommandTargetResolver;
+
+import io.durablecheckout.orchestrator.axon.aggregate.StaleCopyHandlerEnhancer;
+import io.durablecheckout.orchestrator.axon.saga.ClaimWatchingTokenStore;
+
+import io.durablecheckout.orchestrator.axon.saga.ChangedOnlySagaStore;
 import io.durablecheckout.orchestrator.config.EventProcessingConfiguration;
 import io.durablecheckout.orchestrator.config.WiringVerifier;
 import org.axonframework.common.transaction.TransactionManager;
@@ -52,8 +61,8 @@ class WiringIT extends IntegrationTestBase {
         assertThat(axon.getComponent(TransactionManager.class)).isInstanceOf(SpringTransactionManager.class);
         assertThat(axon.eventStore()).isInstanceOf(EmbeddedEventStore.class);
         assertThat(storageEngine).isInstanceOf(JdbcEventStorageEngine.class);
-        assertThat(tokenStore).isInstanceOf(io.durablecheckout.orchestrator.config.SagaClaimWatch.class);
-        assertThat(((io.durablecheckout.orchestrator.config.SagaClaimWatch) tokenStore).delegate())
+        assertThat(tokenStore).isInstanceOf(io.durablecheckout.orchestrator.axon.saga.ClaimWatchingTokenStore.class);
+        assertThat(((io.durablecheckout.orchestrator.axon.saga.ClaimWatchingTokenStore) tokenStore).delegate())
                 .isInstanceOf(JdbcTokenStore.class);
         assertThat(sagaStore).isInstanceOf(ChangedOnlySagaStore.class);
         assertThat(((ChangedOnlySagaStore) sagaStore).delegate()).isInstanceOf(JdbcSagaStore.class);
@@ -63,14 +72,14 @@ class WiringIT extends IntegrationTestBase {
         // the Checkout is built by its constructor, not as a Spring prototype bean (decision 59)
         assertThat(((org.axonframework.eventsourcing.EventSourcingRepository<?>) axon
                 .repository(io.durablecheckout.orchestrator.checkout.Checkout.class)).getAggregateFactory())
-                .isInstanceOf(io.durablecheckout.orchestrator.config.CheckoutAggregateFactory.class);
+                .isInstanceOf(io.durablecheckout.orchestrator.axon.aggregate.ConstructorAggregateFactory.class);
         // served from the cache of decision 78, every decision on a cached copy confirmed by the stale-copy check
         assertThat(axon.repository(io.durablecheckout.orchestrator.checkout.Checkout.class))
                 .isInstanceOf(org.axonframework.eventsourcing.CachingEventSourcingRepository.class);
         assertThat(enhancers(((org.axonframework.messaging.annotation.MultiHandlerDefinition) axon
                 .handlerDefinition(io.durablecheckout.orchestrator.checkout.Checkout.class))
                 .getHandlerEnhancerDefinition()))
-                .anyMatch(e -> e instanceof io.durablecheckout.orchestrator.config.StaleCopyCheck);
+                .anyMatch(e -> e instanceof io.durablecheckout.orchestrator.axon.aggregate.StaleCopyHandlerEnhancer);
         // and the command handler finds a command's checkout with the resolver that looks once per class
         org.axonframework.config.AggregateConfiguration<?> checkout = axon
                 .findModules(org.axonframework.config.AggregateConfiguration.class).stream()
@@ -78,7 +87,7 @@ class WiringIT extends IntegrationTestBase {
                 .findFirst().orElseThrow();
         assertThat(((org.axonframework.config.Component<?>) org.springframework.test.util.ReflectionTestUtils
                 .getField(checkout, "commandTargetResolver")).get())
-                .isInstanceOf(io.durablecheckout.orchestrator.config.CachedCommandTargetResolver.class);
+                .isInstanceOf(io.durablecheckout.orchestrator.axon.aggregate.CachedCommandTargetResolver.class);
     }
 
     private static java.util.List<org.axonframework.messaging.annotation.HandlerEnhancerDefinition> enhancers(

@@ -1,5 +1,10 @@
 package io.durablecheckout.orchestrator.it;
 
+import io.durablecheckout.orchestrator.it.support.HttpApi;
+import io.durablecheckout.orchestrator.it.support.HeldWorkers;
+import io.durablecheckout.orchestrator.it.support.IntegrationTestBase;
+import io.durablecheckout.orchestrator.it.support.StandardWebhooksSigner;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import io.durablecheckout.activities.inventory.InventoryAdmin;
 import io.durablecheckout.activities.payments.WebhookSecret;
@@ -20,7 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import static io.durablecheckout.orchestrator.it.HttpApi.checkoutBody;
+import static io.durablecheckout.orchestrator.it.support.HttpApi.checkoutBody;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
