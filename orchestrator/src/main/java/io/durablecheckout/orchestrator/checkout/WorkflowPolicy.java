@@ -78,7 +78,8 @@ public record WorkflowPolicy(Duration leaseDuration, Duration paymentLeaseDurati
         return backoff(reconciliationInitialDelay, reconciliationMaxDelay, lookupNumber);
     }
 
-    private static Duration backoff(Duration initial, Duration max, int n) {
+    /** The {@code n}-th delay of a capped doubling back-off: initial, 2×, 4×, … at most {@code max} (n ≥ 1). */
+    public static Duration backoff(Duration initial, Duration max, int n) {
         Duration d = initial;
         for (int i = 1; i < n && d.compareTo(max) < 0; i++) {
             d = d.multipliedBy(2);

@@ -14,6 +14,7 @@ import io.durablecheckout.orchestrator.axon.saga.ChangedOnlySagaStore;
 import io.durablecheckout.orchestrator.axon.saga.ClaimWatchingTokenStore;
 import io.durablecheckout.orchestrator.checkout.Checkout;
 import io.durablecheckout.orchestrator.checkout.Deadlines;
+import io.durablecheckout.orchestrator.checkout.WorkflowPolicy;
 import io.durablecheckout.orchestrator.cluster.ClusterProperties;
 import io.durablecheckout.orchestrator.replay.RecordedInputs;
 import io.durablecheckout.orchestrator.serialization.AxonJson;
@@ -210,7 +211,7 @@ public class AxonInfrastructureConfiguration {
         // a failed deadline runs again within seconds, not db-scheduler's default 5 minutes (decision 23)
         return new PromptRetryTask<>(
                 DbSchedulerDeadlineManager.binaryTask(() -> context.getBean(DbSchedulerDeadlineManager.class)),
-                Duration.ofSeconds(1), Duration.ofSeconds(30));
+                failures -> WorkflowPolicy.backoff(Duration.ofSeconds(1), Duration.ofSeconds(30), failures));
     }
 
     @Bean

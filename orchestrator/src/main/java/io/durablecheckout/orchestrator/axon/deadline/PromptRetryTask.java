@@ -11,10 +11,12 @@ import com.github.kagkarlsson.scheduler.task.Task;
 import com.github.kagkarlsson.scheduler.task.TaskInstance;
 
 import java.time.Duration;
+import java.util.function.IntFunction;
 
 /**
- * A db-scheduler task that runs another one but retries a failed execution after 1 s, 2 s, 4 s … at most
- * {@code maxDelay}, instead of the delegate's own failure handler. Axon's {@code AxonDeadline} task keeps
+ * A db-scheduler task that runs another one but retries a failed execution after the delay the given back-off says
+ * for its consecutive failures (the product's: 1 s, 2 s, 4 s … at most 30 s), instead of the delegate's own failure
+ * handler. Axon's {@code AxonDeadline} task keeps
  * db-scheduler's one-time default, retry in 5 minutes: a lease or retry deadline whose command lost a race (another
  * node appended to the checkout first) would leave the checkout waiting that long. The retry re-runs the deadline
  * against the current history, where the aggregate decides again (an expiry for a lease no longer in force is a no-op).
@@ -22,29 +24,18 @@ import java.time.Duration;
 public final class PromptRetryTask<T> implements Task<T> {
 
     private final Task<T> delegate;
-    private final Duration initialDelay;
-    private final Duration maxDelay;
+    private final IntFunction<Duration> delayAfterFailures;
 
-    public PromptRetryTask(Task<T> delegate, Duration initialDelay, Duration maxDelay) {
+    /** @param delayAfterFailures the delay before the next attempt, given the failures in a row so far (1, 2, …) */
+    public PromptRetryTask(Task<T> delegate, IntFunction<Duration> delayAfterFailures) {
         this.delegate = delegate;
-        this.initialDelay = initialDelay;
-        this.maxDelay = maxDelay;
-    }
-
-    /** Delay before the next attempt, after {@code previousFailures} failures before this one. */
-    public static Duration retryDelay(Duration initial, Duration max, int previousFailures) {
-        Duration d = initial;
-        for (int i = 0; i < previousFailures && d.compareTo(max) < 0; i++) {
-            d = d.multipliedBy(2);
-        }
-        return d.compareTo(max) > 0 ? max : d;
+        this.delayAfterFailures = delayAfterFailures;
     }
 
     @Override
     public FailureHandler<T> getFailureHandler() {
         return (ExecutionComplete complete, ExecutionOperations<T> operations) -> operations.reschedule(complete,
-                complete.getTimeDone().plus(retryDelay(initialDelay, maxDelay,
-                        complete.getExecution().consecutiveFailures)));
+                complete.getTimeDone().plus(delayAfterFailures.apply(complete.getExecution().consecutiveFailures + 1)));
     }
 
     @Override

@@ -9,6 +9,7 @@ import com.github.kagkarlsson.scheduler.task.helper.OneTimeTask;
 import com.github.kagkarlsson.scheduler.task.helper.Tasks;
 import com.github.kagkarlsson.scheduler.task.TaskInstanceId;
 import io.durablecheckout.orchestrator.checkout.Deadlines;
+import io.durablecheckout.orchestrator.checkout.WorkflowPolicy;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
@@ -72,7 +73,8 @@ class DeadlineSchedulingTest {
             }
         });
         Scheduler scheduler = Scheduler.create(dataSource,
-                        new PromptRetryTask<>(failsOnce, Duration.ofMillis(500), Duration.ofSeconds(30)))
+                        new PromptRetryTask<>(failsOnce,
+                                failures -> WorkflowPolicy.backoff(Duration.ofMillis(500), Duration.ofSeconds(30), failures)))
                 .tableName("scheduled_tasks").pollingInterval(Duration.ofMillis(100)).threads(1).build();
         scheduler.start();
         try {
@@ -336,10 +338,10 @@ class DeadlineSchedulingTest {
     void theDelayDoublesUpToItsCeiling() {
         Duration initial = Duration.ofSeconds(1);
         Duration max = Duration.ofSeconds(30);
-        assertThat(PromptRetryTask.retryDelay(initial, max, 0)).isEqualTo(Duration.ofSeconds(1));
-        assertThat(PromptRetryTask.retryDelay(initial, max, 1)).isEqualTo(Duration.ofSeconds(2));
-        assertThat(PromptRetryTask.retryDelay(initial, max, 4)).isEqualTo(Duration.ofSeconds(16));
-        assertThat(PromptRetryTask.retryDelay(initial, max, 5)).isEqualTo(Duration.ofSeconds(30));
-        assertThat(PromptRetryTask.retryDelay(initial, max, 1_000)).isEqualTo(Duration.ofSeconds(30));
+        assertThat(WorkflowPolicy.backoff(initial, max, 1)).isEqualTo(Duration.ofSeconds(1));
+        assertThat(WorkflowPolicy.backoff(initial, max, 2)).isEqualTo(Duration.ofSeconds(2));
+        assertThat(WorkflowPolicy.backoff(initial, max, 5)).isEqualTo(Duration.ofSeconds(16));
+        assertThat(WorkflowPolicy.backoff(initial, max, 6)).isEqualTo(Duration.ofSeconds(30));
+        assertThat(WorkflowPolicy.backoff(initial, max, 1_001)).isEqualTo(Duration.ofSeconds(30));
     }
 }
