@@ -1,6 +1,7 @@
 package io.durablecheckout.orchestrator.config;
 
 import io.durablecheckout.orchestrator.axon.eventstore.WakeUpEventSource;
+import io.durablecheckout.orchestrator.axon.saga.AssociationPartitionedSagaManager;
 import io.durablecheckout.orchestrator.deadletter.ParkedEvents;
 import io.durablecheckout.orchestrator.deadletter.PoisonEventPolicy;
 import io.durablecheckout.orchestrator.deadletter.SagaPoisonHandler;
@@ -15,7 +16,10 @@ import org.axonframework.eventhandling.PropagatingErrorHandler;
 import org.axonframework.serialization.Serializer;
 import org.axonframework.eventhandling.TrackingEventProcessorConfiguration;
 import org.axonframework.messaging.StreamableMessageSource;
+import org.axonframework.modelling.saga.AnnotatedSagaManager;
+import org.axonframework.modelling.saga.SagaManagerSpanFactory;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -33,8 +37,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *   log-and-skip, which would silently lose a step of a checkout;</li>
  *   <li>a new processor starts at the tail of the stream (the very first event): starting at the head can skip an
  *   event whose transaction commits after the processor's first read with a lower global index;</li>
- *   <li>the saga runs on one segment (more segments repeat the association lookup for every event and were slower),
- *   payments and receipts on a few so one slow provider call does not hold up every checkout;</li>
+ *   <li>the saga's segments are partitioned by checkout (only the segment a checkout's id falls in handles its
+ *   events); payments and receipts run on a few so one slow provider call does not hold up every checkout;</li>
  *   <li>inventory runs on one segment: it is the only writer of the shared stock rows, and a batch locks the rows of
  *   several checkouts in one transaction, so two segments' batches took the same rows in opposite orders and
  *   deadlocked (PostgreSQL aborts one; the segment backs off and re-runs its batch, seconds of stall at 64 in flight,
@@ -48,6 +52,25 @@ public class EventProcessingConfiguration {
     public static final String SAGA_PROCESSOR = CheckoutSaga.PROCESSOR;
     public static final String SUMMARY_PROCESSOR = CheckoutSummaryProjection.PROCESSOR;
     public static final List<String> DEAD_LETTERED = ParkedEvents.DEAD_LETTERED;
+
+    /**
+     * Registers the saga as Axon's Spring support would (a bean of this name makes it step aside), but with its segments
+     * partitioned by the checkout's id ({@link AssociationPartitionedSagaManager}): a segment works only for its own
+     * checkouts. The rest is Axon's default manager: the saga's repository, handlers and error handler.
+     */
+    @Bean(name = "checkoutSaga$$Registrar")
+    @ConditionalOnProperty(name = "checkout.orchestrator.enabled", havingValue = "true", matchIfMissing = true)
+    public ConfigurerModule checkoutSagaRegistrar() {
+        return configurer -> configurer.eventProcessing().registerSaga(CheckoutSaga.class, saga -> saga
+                .configureSagaManager(c -> new AssociationPartitionedSagaManager<>(AnnotatedSagaManager.<CheckoutSaga>builder()
+                        .sagaType(CheckoutSaga.class)
+                        .sagaRepository(c.eventProcessingConfiguration().sagaConfiguration(CheckoutSaga.class).repository())
+                        .parameterResolverFactory(c.parameterResolverFactory())
+                        .handlerDefinition(c.handlerDefinition(CheckoutSaga.class))
+                        .listenerInvocationErrorHandler(
+                                c.eventProcessingConfiguration().listenerInvocationErrorHandler(SAGA_PROCESSOR))
+                        .spanFactory(c.getComponent(SagaManagerSpanFactory.class)))));
+    }
 
     /** The saga's parked results (see {@link SagaPoisonHandler}); Axon builds no queue for a saga itself. */
     @Bean

@@ -55,9 +55,11 @@ class ScaleOutIT {
         int rounds = Integer.getInteger("scale.rounds", 2);
         try (FaultMatrix.Run r = new FaultMatrix.Run("scale-3-nodes")) {
             List<NodeProcess> live = new CopyOnWriteArrayList<>();
-            live.add(node(r, "n1", List.of())); // first alone: it migrates the schema
-            CompletableFuture<NodeProcess> second = CompletableFuture.supplyAsync(() -> node(r, "n2", List.of()));
-            CompletableFuture<NodeProcess> third = CompletableFuture.supplyAsync(() -> node(r, "n3", List.of()));
+            // the saga partitioned by checkout over four segments (decision 113), so every node can hold a share of it
+            List<String> sagaSegments = List.of("--checkout.processing.processors.CheckoutSagaProcessor.segments=4");
+            live.add(node(r, "n1", sagaSegments)); // first alone: it migrates the schema
+            CompletableFuture<NodeProcess> second = CompletableFuture.supplyAsync(() -> node(r, "n2", sagaSegments));
+            CompletableFuture<NodeProcess> third = CompletableFuture.supplyAsync(() -> node(r, "n3", sagaSegments));
             live.add(second.join());
             live.add(third.join());
 
@@ -65,6 +67,10 @@ class ScaleOutIT {
             await("payments segments spread over the nodes").atMost(Duration.ofSeconds(60))
                     .pollInterval(Duration.ofMillis(500))
                     .until(() -> r.count("SELECT count(DISTINCT owner) FROM tokenentry WHERE processorname = 'payments'") >= 3);
+            await("saga segments spread over the nodes").atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(500))
+                    .until(() -> r.count("SELECT count(DISTINCT owner) FROM tokenentry WHERE processorname = '"
+                            + "CheckoutSagaProcessor'") >= 3);
             JsonNode ownership = processors(live.get(1).port());
             assertThat(ownership.path("node").asText()).isEqualTo("n2");
             assertThat(ownerOf(ownership, "payments")).containsKeys("n1", "n2", "n3");
@@ -91,7 +97,7 @@ class ScaleOutIT {
             victim.kill9();
             live.remove(victim);
             // another node starts at once (it takes far longer to start than the takeover, which it does not take part in)
-            CompletableFuture<NodeProcess> joining = CompletableFuture.supplyAsync(() -> node(r, "n4", List.of()));
+            CompletableFuture<NodeProcess> joining = CompletableFuture.supplyAsync(() -> node(r, "n4", sagaSegments));
             r.port.set(live.get(0).port());
             await("every claim of " + victimName + " taken over").atMost(Duration.ofSeconds(60))
                     .pollInterval(Duration.ofMillis(100))

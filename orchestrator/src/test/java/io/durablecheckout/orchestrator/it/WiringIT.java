@@ -10,6 +10,7 @@ import io.durablecheckout.orchestrator.axon.aggregate.StaleCopyHandlerEnhancer;
 import io.durablecheckout.orchestrator.axon.saga.ClaimWatchingTokenStore;
 
 import io.durablecheckout.orchestrator.axon.saga.ChangedOnlySagaStore;
+import io.durablecheckout.orchestrator.saga.CheckoutSaga;
 import io.durablecheckout.orchestrator.config.EventProcessingConfiguration;
 import io.durablecheckout.orchestrator.config.WiringVerifier;
 import org.axonframework.common.transaction.TransactionManager;
@@ -66,6 +67,10 @@ class WiringIT extends IntegrationTestBase {
                 .isInstanceOf(JdbcTokenStore.class);
         assertThat(sagaStore).isInstanceOf(ChangedOnlySagaStore.class);
         assertThat(((ChangedOnlySagaStore) sagaStore).delegate()).isInstanceOf(JdbcSagaStore.class);
+        // one saga registration, with its segments partitioned by checkout (decision 113)
+        assertThat(axon.eventProcessingConfiguration().sagaConfigurations()).hasSize(1);
+        assertThat(axon.eventProcessingConfiguration().sagaConfiguration(CheckoutSaga.class).manager())
+                .isInstanceOf(io.durablecheckout.orchestrator.axon.saga.AssociationPartitionedSagaManager.class);
         assertThat(axon.serializer()).isInstanceOf(JacksonSerializer.class);
         assertThat(axon.eventSerializer()).isInstanceOf(JacksonSerializer.class);
         assertThat(axon.messageSerializer()).isInstanceOf(JacksonSerializer.class);
