@@ -9,6 +9,7 @@ import io.durablecheckout.api.checkout.ActivityLeaseExpiredEvent;
 import io.durablecheckout.api.checkout.ActivityLeaseRenewedEvent;
 import io.durablecheckout.api.checkout.ActivityResultRejectedEvent;
 import io.durablecheckout.api.checkout.ActivityRetryScheduledEvent;
+import io.durablecheckout.api.checkout.CancellationReason;
 import io.durablecheckout.api.checkout.CheckoutCancellationRequestedEvent;
 import io.durablecheckout.api.checkout.CheckoutCancelledEvent;
 import io.durablecheckout.api.checkout.CheckoutCompletedEvent;
@@ -190,7 +191,9 @@ public final class CheckoutDecider {
     }
 
     private void cancel(RequestCancellationCommand cmd) {
-        if (s.cancelRequested() || s.isCompensatingOrCancelled()) {
+        boolean operatorInReview = Workflow.operatorCancelOverridesEarlierRequest(s.state(),
+                cmd.reason() == CancellationReason.OPERATOR_REQUEST);
+        if (s.isCompensatingOrCancelled() || (s.cancelRequested() && !operatorInReview)) {
             return; // already being undone: the request is satisfied, acknowledged idempotently
         }
         Run authorization = s.run(Step.AUTHORIZE_PAYMENT);
