@@ -17,11 +17,15 @@ const esc = (v) => String(v ?? '').replace(/[&<>"']/g, c => ({'&': '&amp;', '<':
 const money = (minor, cur) => minor == null ? '' : `${(minor / 100).toFixed(2)} ${esc(cur ?? '')}`;
 const dur = (s) => {
     if (s == null) return '';
-    if (s < 60) return `${s}s`;
-    if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`;
-    if (s < 86400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
-    return `${Math.floor(s / 86400)}d ${Math.floor((s % 86400) / 3600)}h`;
+    s = Math.max(0, Math.round(s)); // the same words as the server's durations: 1 min 15 s
+    if (s < 60) return `${s} s`;
+    if (s < 3600) return `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;
+    if (s < 86400) return `${Math.floor(s / 3600)} h${Math.floor((s % 3600) / 60) ? ` ${Math.floor((s % 3600) / 60)} min` : ''}`;
+    return `${Math.floor(s / 86400)} d${Math.floor((s % 86400) / 3600) ? ` ${Math.floor((s % 86400) / 3600)} h` : ''}`;
 };
+// ISO-8601 durations inside the services' words ("no answer within PT1S") read as the rest of the page: "1 s"
+const words = (text) => text == null ? text : String(text).replace(/\bPT(?:(\d+)H)?(?:(\d+)M)?(?:(\d+)(?:\.\d+)?S)?\b/g,
+    (m, h, mi, se) => (h || mi || se) ? dur((+h || 0) * 3600 + (+mi || 0) * 60 + (+se || 0)) : m);
 const when = (iso) => iso ? new Date(iso).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '';
 const stateTag = (s) => `<span class="state ${esc(s)}">${esc(s)}</span>`;
 
@@ -128,11 +132,13 @@ async function refreshList() {
         <td class="num">${dur(r.ageSeconds)}</td>
         <td class="num">${r.terminal ? '' : dur(r.inStateSeconds)}</td>
         <td>${esc(when(r.nextDeadline))}</td>
-        <td>${esc(r.lastFailure ?? '')}</td>
+        <td class="waiting-for">${r.terminal ? '' : esc(words(r.waitingReason) ?? '')}</td>
+        <td class="cancel">${r.cancellationRequested && r.state !== 'cancelled' ? '<span class="badge">cancellation requested</span> ' : ''}${esc(r.cancelReason ?? '')}</td>
+        <td>${esc(words(r.lastFailure) ?? '')}</td>
       </tr>`).join('');
     $('#list').innerHTML = page.rows.length === 0 ? '<p class="muted" id="empty">No checkout matches.</p>' : `
       <table id="checkouts"><thead><tr><th>Checkout</th><th>Tenant</th><th>State</th><th class="num">Amount</th>
-      <th class="num">Age</th><th class="num">In state</th><th>Next deadline</th><th>Last failure</th></tr></thead>
+      <th class="num">Age</th><th class="num">In state</th><th>Next deadline</th><th>Waiting for</th><th>Cancel reason</th><th>Last failure</th></tr></thead>
       <tbody>${rows}</tbody></table>`;
     $('#next-page').disabled = !page.nextCursor;
     $('#prev-page').disabled = listCursorStack.length === 0;
@@ -197,6 +203,7 @@ let providerView = null;
 function renderDetailPage(id) {
     detailId = id;
     providerView = null;
+    offeredActions = null;
     $('#main').innerHTML = `
       <p><a href="#/checkouts">← all checkouts</a></p>
       <div id="detail-summary"><p class="muted">Loading…</p></div>
@@ -243,7 +250,7 @@ function providerHtml() {
       <dt>The checkout says</dt><dd>${esc(p.checkoutSays)} ${p.checkoutReference ? `(reference ${esc(p.checkoutReference)})` : ''}</dd>
       <dt>The provider says</dt><dd id="provider-says">${esc(p.providerSays ?? '—')} ${p.providerReference ? `(reference ${esc(p.providerReference)})` : ''}</dd>
       <dt>Detail</dt><dd>${esc(p.detail ?? '')}</dd>
-      <dt>Agreement</dt><dd>${p.mismatch ? '<span class="mismatch" id="mismatch">MISMATCH: the two disagree</span>' : '<span class="ok">no contradiction</span>'}</dd>
+      <dt>Agreement</dt><dd>${p.mismatch ? '<span class="mismatch" id="mismatch">MISMATCH: the two disagree</span>' : `<span class="ok" id="agreement">${esc(p.agreement ?? 'no contradiction')}</span>`}</dd>
     </dl><button id="ask-provider">Ask again</button>`;
 }
 
@@ -264,29 +271,30 @@ async function refreshDetail() {
         <dt>Idempotency-Key</dt><dd class="mono">${esc(v.idempotencyKey)}</dd>
         <dt>Created</dt><dd>${esc(when(v.createdAt))}</dd>
         <dt>In this state for</dt><dd>${v.terminal ? '—' : dur(inState)} (threshold ${esc(d.thresholds[v.state] ?? '—')})</dd>
+        ${d.cancellation ? `<dt>Cancellation</dt><dd id="cancellation" class="${d.cancellation.pending ? 'mismatch' : ''}">requested${d.cancellation.requestedBy ? ' by ' + esc(d.cancellation.requestedBy) : ''} (${esc(d.cancellation.reason)}${d.cancellation.detail ? ': ' + esc(d.cancellation.detail) : ''}) · ${esc(d.cancellation.status)}</dd>` : ''}
         <dt>Version</dt><dd id="detail-version">${v.version}</dd>
       </dl><dl class="kv">
         <dt>Waiting for</dt><dd>${esc(w.reason ?? (v.terminal ? 'nothing: finished' : ''))}</dd>
         <dt>Next deadline</dt><dd>${esc(when(w.nextDeadline))}</dd>
         <dt>Then</dt><dd>${esc(w.onDeadline ?? '')}</dd>
-        <dt>Known</dt><dd>${esc(w.known ?? '')}</dd>
-        <dt>Not known</dt><dd>${esc(w.unknown ?? '')}</dd>
-        ${mr ? `<dt>Manual review</dt><dd class="mismatch">${esc(mr.blockedStep)}: ${esc(mr.reason)}<br><span class="muted">${esc(mr.evidence)}</span></dd>` : ''}
+        <dt>Known</dt><dd>${esc(words(w.known) ?? '')}</dd>
+        <dt>Not known</dt><dd>${esc(words(w.unknown) ?? '')}</dd>
+        ${mr ? `<dt>Manual review</dt><dd class="mismatch">${esc(mr.blockedStep)}: ${esc(words(mr.reason))}<br><span class="muted">${esc(words(mr.evidence))}</span></dd>` : ''}
         ${v.reason ? `<dt>Reason</dt><dd>${esc(v.reason)} ${esc(v.reasonDetail ?? '')}</dd>` : ''}
       </dl></div></div>`;
-    const acts = Object.entries(v.activities || {}).map(([step, a]) => `<tr><td>${esc(step)}</td>
+    const acts = d.activities.map(a => `<tr><td>${esc(a.step)}</td>
       <td class="mono">${esc(a.operationId)}</td><td class="num">${a.attempt}</td><td class="num">${a.fencingToken}</td>
-      <td>${esc(when(a.leaseExpiresAt))}</td><td>${esc(a.status)}</td><td>${esc(a.lastOutcome ?? '')}</td><td>${esc(when(a.retryAt))}</td></tr>`).join('');
+      <td>${esc(when(a.leaseExpiresAt))}</td><td>${esc(a.status)}</td><td>${esc(words(a.lastOutcome) ?? '')}</td><td>${esc(when(a.retryAt))}</td></tr>`).join('');
     const dls = d.deadlines.map(x => `<tr><td>${esc(x.deadline ?? x.task_name)}</td><td>${esc(when(x.execution_time))}</td>
       <td>${x.picked ? 'running on ' + esc(x.picked_by) : 'waiting'}</td><td class="num">${x.consecutive_failures ?? 0}</td></tr>`).join('');
     const lookups = d.lookups.map(l => `<tr><td class="num">${l.lookup}</td><td>${esc(when(l.issuedAt))}</td>
-      <td class="mono">${esc(l.about)}</td><td class="num">${l.fencingToken}</td><td>${esc(l.answer ?? '(in flight or conclusive)')}</td></tr>`).join('');
+      <td class="mono">${esc(l.about)}</td><td class="num">${l.fencingToken}</td><td>${esc(words(l.answer) ?? '(in flight or conclusive)')}</td></tr>`).join('');
     const ops = d.paymentOperations.map(o => `<tr><td class="mono">${esc(o.operation_id)}</td><td>${esc(o.kind)}</td>
       <td>${esc(o.status)}</td><td class="num">${o.fencing_token}</td><td class="num">${o.attempts}</td><td>${esc(o.provider_reference ?? '')}</td><td>${esc(o.detail ?? '')}</td></tr>`).join('');
     const full = $('#timeline-full')?.checked;
     const tl = d.timeline.map(t => `<tr><td class="num">${t.sequence}</td><td>${esc(when(t.timestamp))}</td>
       <td>${esc(t.type)}</td><td>${t.stateAfter ? stateTag(t.stateAfter) : ''}</td>
-      <td>${t.metadata?.actor ? esc(t.metadata.actor) + ': ' + esc(t.metadata.reason) : ''}</td>
+      <td>${t.who ? esc(t.who) + (t.why ? ': ' + esc(t.why) : '') : ''}</td>
       <td>${full ? `<pre>${esc(JSON.stringify({payload: t.payload, metadata: t.metadata}, null, 2))}</pre>` : esc(compact(t.payload))}</td></tr>`).join('');
     const keepFull = full ? 'checked' : '';
     $('#detail-body').innerHTML = `
@@ -305,7 +313,7 @@ async function refreshDetail() {
     $('#timeline-full').onchange = () => refreshDetail();
     const ask = $('#ask-provider');
     if (ask) ask.onclick = () => askProvider();
-    updateRepairButtons();
+    updateRepairButtons(d.actions);
 }
 
 function compact(p) {
@@ -316,7 +324,7 @@ function compact(p) {
     for (const k of ['reason', 'detail', 'outcome', 'lastAnswer', 'resolution', 'providerReference', 'lookupNumber', 'note']) {
         if (p[k] != null && typeof p[k] !== 'object') parts.push(`${k}: ${p[k]}`);
     }
-    return parts.join(' · ');
+    return words(parts.join(' · '));
 }
 
 let currentVersion = null;
@@ -330,11 +338,7 @@ function renderRepair() {
     }
     card.innerHTML = `<h2>Repair</h2>
       <div class="filters">
-        <label>Action<select id="repair-action">
-          <option value="resolve-authorized">resolve: payment authorized</option>
-          <option value="resolve-declined">resolve: payment declined</option>
-          <option value="retry">retry now</option>
-          <option value="cancel">cancel</option></select></label>
+        <label>Action<select id="repair-action"><option value="" selected disabled>loading…</option></select></label>
         <label>Provider reference (authorized)<input id="repair-reference" size="18"></label>
         <label>Reason (required, recorded)<input id="repair-reason" size="40"></label>
         <button id="repair-preview" class="primary">Preview</button>
@@ -342,11 +346,27 @@ function renderRepair() {
     $('#repair-preview').onclick = previewRepair;
 }
 
-function updateRepairButtons() { /* actions stay available; the preview says whether the aggregate allows them */ }
+let offeredActions = null;
+
+// Only what the workflow's rules allow in this state (the server says which), and no action chosen in advance.
+function updateRepairButtons(actions) {
+    const select = $('#repair-action');
+    if (!select || !actions) return;
+    const key = actions.map(a => a.value).join(',');
+    if (key === offeredActions) return;
+    offeredActions = key;
+    const chosen = select.value;
+    select.innerHTML = actions.length === 0
+        ? '<option value="" selected disabled>none: no operator action changes this checkout now</option>'
+        : '<option value="" selected disabled>choose an action…</option>' + actions.map(a =>
+            `<option value="${esc(a.value)}" ${a.value === chosen ? 'selected' : ''}>${esc(a.label)}</option>`).join('');
+    $('#repair-preview').disabled = actions.length === 0;
+}
 
 function repairBody() {
     const a = $('#repair-action').value;
     const body = {reason: $('#repair-reason').value.trim(), version: currentVersion};
+    if (!a) return body;
     if (a.startsWith('resolve-')) {
         body.action = 'resolve';
         body.resolution = a.substring('resolve-'.length);
@@ -360,6 +380,7 @@ function repairBody() {
 async function previewRepair() {
     const body = repairBody();
     const out = $('#repair-result');
+    if (!body.action) { out.innerHTML = '<p class="error" id="repair-error">Choose an action first.</p>'; return; }
     if (!body.reason) { out.innerHTML = '<p class="error" id="repair-error">A reason is required: it is recorded with the action.</p>'; return; }
     try {
         const p = await api(`/dashboard/api/checkouts/${encodeURIComponent(detailId)}/preview`, {method: 'POST', body});
@@ -396,7 +417,7 @@ async function refreshMoney() {
     const totals = {};
     m.byStateAndAge.forEach(r => totals[r.currency] = (totals[r.currency] || 0) + r.amountMinor);
     const old = m.oldestUnknown.map(r => `<tr><td class="mono"><a href="#/checkout/${encodeURIComponent(r.checkoutId)}">${esc(r.checkoutId)}</a></td>
-      <td>${stateTag(r.state)}</td><td class="num">${money(r.amountMinor, r.currency)}</td><td class="num">${dur(r.inStateSeconds)}</td><td>${esc(r.lastFailure ?? r.waitingReason ?? '')}</td></tr>`).join('');
+      <td>${stateTag(r.state)}</td><td class="num">${money(r.amountMinor, r.currency)}</td><td class="num">${dur(r.unknownForSeconds ?? r.inStateSeconds)}</td><td>${esc(r.lastFailure ?? r.waitingReason ?? '')}</td></tr>`).join('');
     $('#money').innerHTML = `<div class="card"><h2>Money in checkouts not finished: ${Object.entries(totals).map(([c, v]) => money(v, c)).join(', ') || 'none'}</h2>
       <table id="money-table"><thead><tr><th>State</th><th>In state for</th><th class="num">Checkouts</th><th class="num">Amount</th></tr></thead><tbody>${rows}</tbody></table></div>
       <div class="card"><h2>Oldest payments whose outcome is not known</h2>${old ? `<table><thead><tr><th>Checkout</th><th>State</th><th class="num">Amount</th><th class="num">Unknown for</th><th>Why</th></tr></thead><tbody>${old}</tbody></table>` : '<p class="muted">none</p>'}</div>`;
@@ -415,7 +436,7 @@ async function refreshProcessors() {
         <span class="muted small">lag ${x.lagEvents} events, ${dur(x.lagSeconds)}</span></h2>
         <table><thead><tr><th class="num">Segment</th><th>Claimed by</th><th>Claim renewed</th><th class="num">Position</th><th class="num">Lag (events)</th>
         <th class="num">Lag</th><th>Here</th><th>Error</th></tr></thead><tbody>${x.segments.map(s => `<tr>
-          <td class="num">${s.segment}</td><td class="mono">${esc(s.owner ?? 'unclaimed')}</td><td>${esc(s.claimedAt ?? '')}</td>
+          <td class="num">${s.segment}</td><td class="mono">${esc(s.owner ?? 'unclaimed')}</td><td>${esc(when(s.claimedAt))}</td>
           <td class="num">${s.position ?? '—'}</td><td class="num">${s.lagEvents}</td><td class="num">${dur(s.lagSeconds)}</td>
           <td>${s.heldHere ? (s.replaying ? 'replaying' : s.caughtUp ? 'caught up' : 'catching up') : ''}</td>
           <td class="error">${esc(s.lastError ?? '')}</td></tr>`).join('')}</tbody></table></div>`).join('');

@@ -2,7 +2,13 @@ package io.durablecheckout.benchmarks;
 
 import io.durablecheckout.api.values.TenantId;
 import io.durablecheckout.orchestrator.service.CheckoutRequest;
-import io.durablecheckout.orchestrator.service.CheckoutService;
+import io.durablecheckout.activities.privacy.DataKeyStore;
+import io.durablecheckout.activities.privacy.FileDataKeyStore;
+import io.durablecheckout.orchestrator.it.support.NodeProcess;
+import io.durablecheckout.orchestrator.service.CheckoutIds;
+
+import java.nio.file.Path;
+import java.security.SecureRandom;
 
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -20,6 +26,12 @@ final class Workload {
 
     static final TenantId TENANT = new TenantId("demo");
     static final int SKUS = 1000;
+
+    /**
+     * The applications' own id key (docs/decisions.md 95), from the data key store every configuration shares: the
+     * harness names each checkout's id before submitting it, to watch for its completion.
+     */
+    private static final CheckoutIds IDS = checkoutIds();
 
     private final long seed;
     private final String keyPrefix;
@@ -50,8 +62,17 @@ final class Workload {
             amount += quantity * (199L + sku * 10L); // a price per SKU, in cents
         }
         String key = keyPrefix + "-" + i;
-        return new Checkout(key, CheckoutService.checkoutIdFor(TENANT, key).value(),
+        return new Checkout(key, IDS.idFor(TENANT, key).value(),
                 new CheckoutRequest(items, new CheckoutRequest.Amount(amount, "EUR"), "tok_approve",
                         "customer-" + i + "@example.com"));
+    }
+
+    private static CheckoutIds checkoutIds() {
+        String option = "--" + DataKeyStore.PROPERTY + "=";
+        Path store = NodeProcess.DEMO_ON_EXTERNAL_DATABASE.stream().filter(a -> a.startsWith(option))
+                .map(a -> Path.of(a.substring(option.length()))).findFirst().orElseThrow();
+        byte[] fresh = new byte[CheckoutIds.KEY_BYTES];
+        new SecureRandom().nextBytes(fresh);
+        return new CheckoutIds(new FileDataKeyStore(store).create(CheckoutIds.KEY_NAME, fresh));
     }
 }

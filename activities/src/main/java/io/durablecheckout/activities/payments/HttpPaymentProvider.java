@@ -82,7 +82,7 @@ public class HttpPaymentProvider implements PaymentProvider {
     public AuthorizationAnswer authorize(OperationId operationId, Money amount, String paymentToken, String tenantId) {
         String body = JSON.writeValueAsString(new AuthorizationRequest(operationId.value(), amount.minor(),
                 amount.currency(), paymentToken, tenantId));
-        Exchange exchange = send(post(ProviderProtocol.AUTHORIZATIONS, operationId.value(), body));
+        Exchange exchange = send(() -> post(ProviderProtocol.AUTHORIZATIONS, operationId.value(), body));
         if (exchange.notDelivered()) return new AuthorizationAnswer(UNAVAILABLE, null, exchange.failure());
         if (exchange.maybeDelivered()) return new AuthorizationAnswer(UNKNOWN, null, exchange.failure());
         int status = exchange.status();
@@ -120,15 +120,16 @@ public class HttpPaymentProvider implements PaymentProvider {
 
     @Override
     public LookupAnswer lookup(OperationId authorizationOperationId, OperationId lookupOperationId) {
-        HttpRequest.Builder builder = HttpRequest.newBuilder(uri(ProviderProtocol.AUTHORIZATIONS + "/"
-                        + ProviderProtocol.pathOf(authorizationOperationId.value())))
-                .timeout(requestTimeout)
-                .header("Accept", "application/json");
-        if (lookupOperationId != null) {
-            builder.header(ProviderProtocol.IDEMPOTENCY_KEY, lookupOperationId.value());
-        }
-        HttpRequest request = builder.GET().build();
-        Exchange exchange = send(request);
+        Exchange exchange = send(() -> {
+            HttpRequest.Builder builder = HttpRequest.newBuilder(uri(ProviderProtocol.AUTHORIZATIONS + "/"
+                            + ProviderProtocol.pathOf(authorizationOperationId.value())))
+                    .timeout(requestTimeout)
+                    .header("Accept", "application/json");
+            if (lookupOperationId != null) {
+                builder.header(ProviderProtocol.IDEMPOTENCY_KEY, lookupOperationId.value());
+            }
+            return builder.GET().build();
+        });
         if (!exchange.delivered()) {
             return new LookupAnswer(PaymentLookupOutcome.LOOKUP_FAILED, null, exchange.failure());
         }
@@ -176,7 +177,7 @@ public class HttpPaymentProvider implements PaymentProvider {
                                           OperationId operationId, Money amount, String doneStatus) {
         String body = JSON.writeValueAsString(new CompensationRequest(operationId.value(),
                 amount == null ? null : amount.minor(), amount == null ? null : amount.currency()));
-        Exchange exchange = send(post(ProviderProtocol.AUTHORIZATIONS + "/"
+        Exchange exchange = send(() -> post(ProviderProtocol.AUTHORIZATIONS + "/"
                 + ProviderProtocol.pathOf(authorizationOperationId.value()) + "/" + action, operationId.value(), body));
         if (!exchange.delivered()) {
             return new CompensationAnswer(false, null, exchange.failure());
@@ -201,10 +202,25 @@ public class HttpPaymentProvider implements PaymentProvider {
 
     private URI uri(String path) {
         String base = baseUrl.get();
+        if (base == null) throw new NoProvider();
         return URI.create(base.endsWith("/") ? base.substring(0, base.length() - 1) + path : base + path);
     }
 
-    private Exchange send(HttpRequest request) {
+    /** No provider URL configured and no simulator of this application's own: nothing to call. */
+    private static final class NoProvider extends RuntimeException {
+        NoProvider() {
+            super("no payment provider: checkout.payments.provider-url is blank and this application's simulator is off",
+                    null, false, false);
+        }
+    }
+
+    private Exchange send(Supplier<HttpRequest> build) {
+        HttpRequest request;
+        try {
+            request = build.get();
+        } catch (NoProvider e) {
+            return new Exchange(Delivery.NOT_DELIVERED, 0, null, e.getMessage());
+        }
         try {
             HttpResponse<String> response = client.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
             return new Exchange(Delivery.DELIVERED, response.statusCode(), response.body(), null);
@@ -248,9 +264,9 @@ public class HttpPaymentProvider implements PaymentProvider {
     }
 
     /**
-     * This application's simulator: its own loopback server once that has published its port (then fixed, so it is
-     * kept: an {@link Environment} lookup per call was a sixth of this client's CPU), else the simulator's path on the
-     * application's web server, resolved per call since {@code local.server.port} only exists once that has started.
+     * This application's simulator: its own loopback server, once that has published its port (then fixed, so it is
+     * kept: an {@link Environment} lookup per call was a sixth of this client's CPU). Without it (the simulator off and
+     * no provider URL) there is no provider: null, and calls fail as "not delivered" (retryable).
      */
     private static final class OwnSimulatorUrl implements Supplier<String> {
 
@@ -269,8 +285,7 @@ public class HttpPaymentProvider implements PaymentProvider {
             if (own != null) {
                 return resolved = "http://127.0.0.1:" + own + "/simulator/provider";
             }
-            return "http://localhost:" + environment.getProperty("local.server.port",
-                    environment.getProperty("server.port", "8080")) + "/simulator/provider";
+            return null;
         }
     }
 

@@ -8,10 +8,9 @@ import java.time.Duration;
 /**
  * {@code checkout.payments.*}.
  *
- * @param providerUrl    base URL of the provider; blank means this application's own simulator: its own loopback
- *                       server, {@code http://127.0.0.1:<local.checkout.simulator.port>/simulator/provider}, or
- *                       before that has published its port {@code http://localhost:<port>/simulator/provider} on the
- *                       application's port, resolved at call time (so random test ports work)
+ * @param providerUrl    base URL of the provider; blank means this application's own simulator, on its own loopback
+ *                       server: {@code http://127.0.0.1:<local.checkout.simulator.port>/simulator/provider} (the
+ *                       application's port does not serve the simulator)
  * @param connectTimeout failing to connect means the request was never delivered: retryable
  * @param requestTimeout no answer within it means the outcome is unknown, never declined
  * @param maxConcurrentCalls provider calls in flight at once, on threads of their own ({@link ProviderCalls}); the

@@ -11,7 +11,8 @@ import java.util.function.Supplier;
 /**
  * The shared secret (or secrets, while they rotate) of provider notifications ({@link WebhookSignatures}). There is no built-in value: it is
  * {@value #PROPERTY}; only the embedded demo (no {@code spring.datasource.url}) or an explicit
- * {@value #GENERATE_PROPERTY}{@code =true} lets the service generate one, 256 random bits stored once in the
+ * {@value #GENERATE_PROPERTY}{@code =true} lets the service generate one, 256 random bits in the standard's form
+ * ({@code whsec_} + base64; a demo database from before keeps its older plain value, which verifies as before) stored once in the
  * database ({@code generated_secrets}), so every node on that database and the demo's simulator agree on it and a
  * restart keeps it. Resolved on first use, after Flyway has created the table.
  */
@@ -96,7 +97,7 @@ public final class WebhookSecret {
         new SecureRandom().nextBytes(random);
         // First writer wins; every node then reads the same value.
         jdbc.update("INSERT INTO generated_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
-                NAME, Base64.getUrlEncoder().withoutPadding().encodeToString(random));
+                NAME, WebhookSignatures.SIGNING_KEY_PREFIX + Base64.getEncoder().encodeToString(random));
         return jdbc.queryForObject("SELECT value FROM generated_secrets WHERE name = ?", String.class, NAME);
     }
 

@@ -44,6 +44,16 @@ public final class WebhookSignatures {
                 : new Webhook(secret.getBytes(StandardCharsets.UTF_8));
     }
 
+    /**
+     * The secret as the standard shows it to integrators: {@code whsec_} + base64 of the key bytes this product signs
+     * with (a {@code whsec_} secret as it is; any other: its UTF-8 bytes), so the official libraries' default
+     * constructor, {@code new Webhook(secret)}, verifies and signs as we do.
+     */
+    public static String integratorForm(String secret) {
+        if (secret.startsWith(SIGNING_KEY_PREFIX)) return secret;
+        return SIGNING_KEY_PREFIX + java.util.Base64.getEncoder().encodeToString(secret.getBytes(StandardCharsets.UTF_8));
+    }
+
     /** The value of {@value #SIGNATURE_HEADER}: one {@code v1,…} signature per secret, space-separated. */
     public static String sign(List<String> secrets, String id, long epochSeconds, String body) {
         List<String> signatures = new ArrayList<>();

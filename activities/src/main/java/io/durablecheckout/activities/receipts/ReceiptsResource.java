@@ -60,7 +60,7 @@ public class ReceiptsResource {
 
     /** With the demo mail sink, for tests. */
     public ReceiptsResource(DataSource dataSource, PersonalDataVault vault) {
-        this(dataSource, new MailSink(dataSource), ResourceMutants.NONE, vault);
+        this(dataSource, new MailSink(dataSource, vault), ResourceMutants.NONE, vault);
     }
 
     public DeliveryOutcome send(Kind kind, CheckoutId checkoutId, TenantId tenantId, OperationId operationId,

@@ -12,6 +12,9 @@ import io.durablecheckout.api.checkout.ReceiptRequestedEvent;
 import io.durablecheckout.api.values.Lease;
 import io.durablecheckout.api.values.Money;
 import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
+import io.durablecheckout.api.checkout.PaymentAuthorizedEvent;
+import io.durablecheckout.api.checkout.PaymentRefundedEvent;
+import io.durablecheckout.api.checkout.PaymentVoidedEvent;
 import io.durablecheckout.api.values.CheckoutId;
 import io.durablecheckout.api.values.LineItem;
 import org.axonframework.config.ProcessingGroup;
@@ -19,14 +22,13 @@ import org.axonframework.eventhandling.DomainEventMessage;
 import org.axonframework.eventsourcing.eventstore.DomainEventStream;
 import org.axonframework.eventsourcing.eventstore.EventStore;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.web.util.HtmlUtils;
 import org.axonframework.eventhandling.EventHandler;
 import org.axonframework.eventhandling.gateway.EventGateway;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.stereotype.Component;
 
+import java.time.Instant;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 
 /** Executes receipt and cancellation-notice intents in the "receipts" processor's transaction. */
@@ -62,8 +64,8 @@ public class ReceiptsWorker {
 
     @EventHandler
     public void on(ReceiptRequestedEvent intent) {
-        OutboundMessage message = receipt(intent.customerEmail(), intent.checkoutId(), orderLines(intent.checkoutId()),
-                intent.amount());
+        OutboundMessage message = ReceiptTexts.receipt(intent.customerEmail(), order(intent.checkoutId(),
+                intent.amount()));
         Lease lease = intent.lease();
         DeliveryOutcome outcome = receipts.send(ReceiptsResource.Kind.RECEIPT, intent.checkoutId(), intent.tenantId(),
                 lease.operationId(), lease.fencingToken(), message);
@@ -73,10 +75,8 @@ public class ReceiptsWorker {
 
     @EventHandler
     public void on(CancellationNoticeRequestedEvent intent) {
-        String text = "Your order " + intent.checkoutId() + " was cancelled. Any amount held or charged is being returned.";
-        OutboundMessage message = new OutboundMessage(intent.customerEmail(),
-                "Your order " + intent.checkoutId() + " was cancelled", text + "\n",
-                "<html><body><p>" + HtmlUtils.htmlEscape(text) + "</p></body></html>");
+        OutboundMessage message = ReceiptTexts.cancellationNotice(intent.customerEmail(),
+                order(intent.checkoutId(), null));
         Lease lease = intent.lease();
         DeliveryOutcome outcome = receipts.send(ReceiptsResource.Kind.CANCELLATION_NOTICE, intent.checkoutId(),
                 intent.tenantId(), lease.operationId(), lease.fencingToken(), message);
@@ -96,48 +96,37 @@ public class ReceiptsWorker {
         reports.publish(intent, outcome.status(), outcome.replayed(), result);
     }
 
-    /** The receipt: the order's lines and the amount, as plain text and as HTML. */
+    /** The receipt of an order known only by its lines and amount (no details, no authorization time). */
     static OutboundMessage receipt(String recipient, CheckoutId checkoutId, List<LineItem> lines, Money amount) {
-        StringBuilder text = new StringBuilder("Thank you for your order " + checkoutId + ".\n\n");
-        StringBuilder html = new StringBuilder("<html><body><p>Thank you for your order "
-                + HtmlUtils.htmlEscape(checkoutId.value()) + ".</p>");
-        if (!lines.isEmpty()) {
-            html.append("<table><tr><th>Item</th><th>Quantity</th></tr>");
-            for (LineItem line : lines) {
-                text.append(String.format(Locale.ROOT, "  %-40s x %d%n", line.sku().value(), line.quantity()));
-                html.append("<tr><td>").append(HtmlUtils.htmlEscape(line.sku().value())).append("</td><td>")
-                        .append(line.quantity()).append("</td></tr>");
-            }
-            html.append("</table>");
-            text.append('\n');
-        }
-        text.append("Amount authorized: ").append(formatAmount(amount)).append(".\n");
-        html.append("<p>Amount authorized: <strong>").append(HtmlUtils.htmlEscape(formatAmount(amount)))
-                .append("</strong></p></body></html>");
-        return new OutboundMessage(recipient, "Your order " + checkoutId + " is confirmed", text.toString(),
-                html.toString());
+        return ReceiptTexts.receipt(recipient, new ReceiptTexts.Order(checkoutId, lines, amount, null, null, null, null));
     }
 
     /**
-     * The lines from the checkout's first event (the intent carries only the amount). None when there is no event
-     * store in this context (a resource under test on its own).
+     * The order as the checkout's history tells it: lines, amount and receipt details from its first event, when the
+     * payment was authorized, refunded or voided (the events' times). Only the amount when there is no event store in
+     * this context (a resource under test on its own).
      */
-    private List<LineItem> orderLines(CheckoutId checkoutId) {
+    private ReceiptTexts.Order order(CheckoutId checkoutId, Money amount) {
         Optional<EventStore> resolved = store;
         if (resolved == null) {
             store = resolved = Optional.ofNullable(eventStore.getIfAvailable());
         }
-        if (resolved.isEmpty()) return List.of();
+        if (resolved.isEmpty()) return new ReceiptTexts.Order(checkoutId, List.of(), amount, null, null, null, null);
         DomainEventStream stream = resolved.get().readEvents(checkoutId.value(), 0);
-        if (!stream.hasNext()) return List.of();
-        DomainEventMessage<?> first = stream.next();
-        return first.getPayload() instanceof CheckoutCreatedEvent created ? created.items() : List.of();
-    }
-
-    private static String formatAmount(Money amount) {
-        if (amount == null) return "n/a";
-        long minor = amount.minor();
-        return String.format(Locale.ROOT, "%s%d.%02d %s", minor < 0 ? "-" : "", Math.abs(minor) / 100,
-                Math.abs(minor) % 100, amount.currency());
+        CheckoutCreatedEvent created = null;
+        Instant authorized = null;
+        Instant refunded = null;
+        Instant voided = null;
+        while (stream.hasNext()) {
+            DomainEventMessage<?> m = stream.next();
+            Object payload = m.getPayload();
+            if (payload instanceof CheckoutCreatedEvent c) created = c;
+            else if (payload instanceof PaymentAuthorizedEvent) authorized = m.getTimestamp();
+            else if (payload instanceof PaymentRefundedEvent) refunded = m.getTimestamp();
+            else if (payload instanceof PaymentVoidedEvent) voided = m.getTimestamp();
+        }
+        if (created == null) return new ReceiptTexts.Order(checkoutId, List.of(), amount, null, null, null, null);
+        return new ReceiptTexts.Order(checkoutId, created.items(), amount != null ? amount : created.amount(),
+                created.receipt(), authorized, refunded, voided);
     }
 }

@@ -3,7 +3,9 @@ package io.durablecheckout.activities.receipts;
 import io.durablecheckout.api.values.OperationId;
 import jakarta.mail.MessagingException;
 import jakarta.mail.SendFailedException;
+import jakarta.mail.internet.MimeBodyPart;
 import jakarta.mail.internet.MimeMessage;
+import jakarta.mail.internet.MimeMultipart;
 import org.springframework.mail.MailException;
 import org.springframework.mail.MailSendException;
 import org.springframework.mail.javamail.JavaMailSender;
@@ -21,7 +23,9 @@ import java.util.regex.Pattern;
  * Receipts and notices over SMTP ({@code checkout.mail.transport=smtp}; host, port, credentials and TLS are Spring
  * Boot's {@code spring.mail.*}). The {@code Message-ID} is derived from the operation id, so the one resend decision
  * 63 allows (a crash between the server's acceptance and our commit) carries the same id as the first message and is
- * recognisable downstream; the operation id also travels as {@code X-Checkout-Operation}.
+ * recognisable downstream; the operation id also travels as {@code X-Checkout-Operation}. A cancellation notice
+ * names the receipt's id (derived from the checkout id the same way) in {@code In-Reply-To} and {@code References},
+ * so mail clients thread it under the receipt. From carries the merchant's display name when the message has one.
  * <p>
  * SMTP answers: a recipient refused with a 5xx is final ({@link MailDeliveryException#finalForRecipient()}); a 4xx,
  * a refused or dropped connection, a timeout or any other failure is retryable (nothing was accepted). Bounces that
@@ -53,20 +57,37 @@ public class SmtpMailPort implements MailPort {
     public void send(OperationId operationId, String idempotencyKey, OutboundMessage message) {
         MimeMessage mime = sender.createMimeMessage();
         try {
-            MimeMessageHelper helper = new MimeMessageHelper(mime, message.html() != null,
-                    StandardCharsets.UTF_8.name());
-            helper.setFrom(from);
+            MimeMessageHelper helper = new MimeMessageHelper(mime, false, StandardCharsets.UTF_8.name());
+            if (message.fromName() != null && !message.fromName().isBlank()) {
+                helper.setFrom(from, message.fromName());
+            } else {
+                helper.setFrom(from);
+            }
             helper.setTo(message.recipient());
             helper.setSubject(message.subject());
             if (message.html() != null) {
-                helper.setText(message.body(), message.html());
+                // the two renderings of one message: multipart/alternative, plain text first (the least preferred)
+                MimeMultipart alternative = new MimeMultipart("alternative");
+                MimeBodyPart text = new MimeBodyPart();
+                text.setText(message.body(), StandardCharsets.UTF_8.name(), "plain");
+                MimeBodyPart html = new MimeBodyPart();
+                html.setText(message.html(), StandardCharsets.UTF_8.name(), "html");
+                alternative.addBodyPart(text);
+                alternative.addBodyPart(html);
+                mime.setContent(alternative);
             } else {
                 helper.setText(message.body());
             }
             // JavaMailSenderImpl keeps a Message-ID set before sending (saveChanges would otherwise make a random one)
             mime.setHeader("Message-ID", messageId(new OperationId(idempotencyKey), messageIdDomain));
+            if (message.inReplyTo() != null) {
+                // a notice threads under the receipt it follows: that message's id is derived the same way
+                String parent = messageId(message.inReplyTo(), messageIdDomain);
+                mime.setHeader("In-Reply-To", parent);
+                mime.setHeader("References", parent);
+            }
             mime.setHeader(OPERATION_HEADER, operationId.value());
-        } catch (MessagingException e) {
+        } catch (MessagingException | java.io.UnsupportedEncodingException e) {
             throw new IllegalArgumentException("message for operation " + operationId + " cannot be built", e);
         }
         try {

@@ -8,27 +8,22 @@ import io.durablecheckout.activities.payments.ProviderProtocol.CompensationRespo
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
-import org.springframework.web.bind.annotation.GetMapping;
-import org.springframework.web.bind.annotation.PathVariable;
-import org.springframework.web.bind.annotation.PostMapping;
-import org.springframework.web.bind.annotation.RequestBody;
-import org.springframework.web.bind.annotation.RequestHeader;
-import org.springframework.web.bind.annotation.RequestMapping;
-import org.springframework.web.bind.annotation.RestController;
+import org.springframework.stereotype.Component;
 
 import java.time.Duration;
 import java.util.regex.Pattern;
 
 /**
- * A payment provider, simulated, speaking {@link ProviderProtocol} under {@code /simulator/provider/v1}. Behaviour
+ * A payment provider, simulated, speaking {@link ProviderProtocol} under {@code /simulator/provider/v1}, served only by
+ * {@link SimulatorServer} on a loopback port of its own, never on the application's port (issue 53: there anyone
+ * could have decided a predicted operation first). Behaviour
  * is chosen by the payment token (see {@link PaymentTokenBehaviour}). Like a real provider it decides once per
  * operation id, records the decision durably before answering (in its own committed transaction), and answers a
  * repeated request from the record at once. Artificial delays happen after the commit and outside any transaction,
  * so a client that times out leaves a decided, look-up-able operation behind: the situation reconciliation exists
  * for.
  */
-@RestController
-@RequestMapping("/simulator/provider" + ProviderProtocol.AUTHORIZATIONS)
+@Component
 @ConditionalOnProperty(name = "checkout.simulator.enabled", havingValue = "true", matchIfMissing = true)
 public class PaymentProviderSimulator {
 
@@ -47,10 +42,7 @@ public class PaymentProviderSimulator {
         this.faults = faults;
     }
 
-    @PostMapping
-    public ResponseEntity<AuthorizationResponse> authorize(
-            @RequestHeader(name = ProviderProtocol.IDEMPOTENCY_KEY, required = false) String idempotencyKey,
-            @RequestBody AuthorizationRequest request) {
+    public ResponseEntity<AuthorizationResponse> authorize(String idempotencyKey, AuthorizationRequest request) {
         if (request.operationId() == null || request.operationId().isBlank()
                 || !request.operationId().equals(idempotencyKey)) {
             ledger.logCall("AUTHORIZE", request.operationId(), idempotencyKey);
@@ -94,10 +86,8 @@ public class PaymentProviderSimulator {
         return ResponseEntity.ok(response);
     }
 
-    @GetMapping("/{*operationId}")
-    public ResponseEntity<AuthorizationResponse> lookup(
-            @PathVariable String operationId,
-            @RequestHeader(name = ProviderProtocol.IDEMPOTENCY_KEY, required = false) String lookupKey) {
+    /** {@code GET /{operationId}} (the path after the prefix, leading '/' included or not). */
+    public ResponseEntity<AuthorizationResponse> lookup(String operationId, String lookupKey) {
         String id = stripLeadingSlash(operationId);
         ledger.logCall("LOOKUP", id, lookupKey);
         return ledger.find(id)
@@ -107,11 +97,8 @@ public class PaymentProviderSimulator {
     }
 
     /** {@code POST /{operationId}/void} and {@code /{operationId}/refund}; operation ids contain '/'. */
-    @PostMapping("/{*path}")
-    public ResponseEntity<CompensationResponse> compensate(
-            @PathVariable String path,
-            @RequestHeader(name = ProviderProtocol.IDEMPOTENCY_KEY, required = false) String idempotencyKey,
-            @RequestBody(required = false) CompensationRequest request) {
+    public ResponseEntity<CompensationResponse> compensate(String path, String idempotencyKey,
+                                                           CompensationRequest request) {
         String rest = stripLeadingSlash(path);
         String action;
         String authorizationOperationId;

@@ -33,15 +33,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * The simulator's own small HTTP server, on a loopback port of its own ({@code checkout.simulator.port}, default 0:
  * any free port; IPv4 loopback, which is what the client's default URL names), which is where
- * {@code HttpPaymentProvider} calls it by default. It serves the same
- * {@link ProviderProtocol} paths ({@code /simulator/provider/v1/authorizations…}) by calling the same
- * {@link PaymentProviderSimulator} methods as the Spring MVC mapping does; only the transport differs.
+ * {@code HttpPaymentProvider} calls it by default. It is the only server of the simulator's
+ * {@link ProviderProtocol} paths ({@code /simulator/provider/v1/authorizations…}): the application's port does not
+ * serve them (they answer 404 there), since anyone who can reach that port could otherwise decide a predicted
+ * operation before the checkout's own call (issue 53). Only processes on the same host reach this one.
  * <p>
  * Why: the simulator stands in for an external provider, so its requests have no business going through the
  * product's web stack (Tomcat, the Spring Security filter chain, Spring MVC's dispatch and converters), which was
  * about nine tenths of the simulator's request CPU and a fifth of the JVM's under the standard workload
- * (docs/decisions.md 57). The call stays real HTTP over a socket. The application port keeps serving the old path
- * for anything that calls it from outside (docker-compose's payments service).
+ * (docs/decisions.md 57). The call stays real HTTP over a socket.
  * <p>
  * Started when the bean is created, before any lifecycle bean (the event processors) starts, and the port is published
  * as {@value #PORT_PROPERTY}, as Boot publishes {@code local.server.port}.
@@ -70,7 +70,7 @@ public class SimulatorServer implements InitializingBean, DisposableBean {
         this.simulator = simulator;
         this.properties = properties;
         this.environment = environment;
-        // Boot's mapper when there is one, so both paths write the same JSON.
+        // Boot's mapper when there is one: the JSON the product writes.
         this.json = jsonMapper.getIfUnique(() -> JsonMapper.builder()
                 .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES).build());
     }

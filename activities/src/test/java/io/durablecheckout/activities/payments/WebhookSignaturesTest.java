@@ -39,6 +39,24 @@ class WebhookSignaturesTest {
         assertThat(WebhookSignatures.verify(List.of(NEW), headers("evt-1", ts, both), bytes(BODY))).isPresent();
     }
 
+    /**
+     * Issue 52, Build 3: a raw secret (as the README's {@code openssl rand -base64 32} makes) is shown to integrators
+     * as {@code whsec_} + base64 of its bytes; the library's default constructor signs with that what the product,
+     * still configured with the raw secret, verifies. A whsec_ secret is shown as it is.
+     */
+    @Test
+    void aRawSecretShownInTheStandardsFormSignsWithTheDefaultConstructorWhatTheRawSecretVerifies() throws Exception {
+        String raw = "q83vEjRWeJq8ZM3uEjRWeJq8ZM3uEjRWeJq8ZM3uEjQ="; // base64 text, used as its UTF-8 bytes
+        String shown = WebhookSignatures.integratorForm(raw);
+        assertThat(shown).startsWith("whsec_").isEqualTo("whsec_"
+                + Base64.getEncoder().encodeToString(raw.getBytes(StandardCharsets.UTF_8)));
+        long ts = now();
+        String byLibrary = new Webhook(shown).sign("evt-1", ts, BODY);
+        assertThat(WebhookSignatures.verify(List.of(raw), headers("evt-1", ts, byLibrary), BODY.getBytes(StandardCharsets.UTF_8)))
+                .isPresent();
+        assertThat(WebhookSignatures.integratorForm(NEW)).isEqualTo(NEW);
+    }
+
     @Test
     void forgedOrAlteredNotificationsDoNotVerify() {
         long ts = now();

@@ -108,7 +108,7 @@ class SmtpReceiptsTest extends PostgresTestSupport {
         assertThat(events.published()).hasSize(3).allMatch(e -> e instanceof ReceiptDeliverySucceededEvent);
         // plain text and HTML; the worker's own builder gives the lines (escaped in HTML) and the amount
         assertThat(GreenMailUtil.getBody(receipt)).contains("123.45 EUR");
-        assertThat(message.body()).contains("SKU-<1>").contains("x 2").contains("123.45 EUR");
+        assertThat(message.body()).contains("SKU-<1>").contains("2 x SKU-<1>").contains("123.45 EUR");
         assertThat(message.html()).contains("SKU-&lt;1&gt;").contains("<strong>123.45 EUR</strong>");
         OutboundMessage sent = new OutboundMessage("x@example.com", "s", message.body(), message.html());
         mail.send(new OperationId("chk-smtp1b/send-receipt"), "chk-smtp1b/send-receipt", sent);

@@ -101,24 +101,41 @@ class PaymentProviderSimulatorHttpTest extends PostgresTestSupport {
     }
 
     @Test
-    void bothServersSpeakTheSameProtocolAndLogEveryCallOnce() {
-        HttpPaymentProvider viaAppPort = new HttpPaymentProvider(
-                () -> "http://localhost:" + port + "/simulator/provider", Duration.ofSeconds(1), Duration.ofMillis(1500));
-        for (PaymentProvider client : List.of(provider, viaAppPort)) {
-            OperationId id = op();
-            AuthorizationAnswer first = client.authorize(id, AMOUNT, "tok_approve");
-            assertThat(first.status()).isEqualTo(AuthorizationStatus.AUTHORIZED);
-            assertThat(client.authorize(id, AMOUNT, "tok_decline")).isEqualTo(first);
-            assertThat(client.lookup(id, new OperationId(id.value() + "-lookup")).outcome())
-                    .isEqualTo(PaymentLookupOutcome.AUTHORIZED);
-            assertThat(client.voidAuthorization(id, new OperationId(id.value() + "-void"), AMOUNT).done()).isTrue();
-            assertThat(jdbc.queryForList("SELECT action FROM simulator_calls WHERE operation_id = ? ORDER BY id",
-                    String.class, id.value())).containsExactly("AUTHORIZE", "AUTHORIZE", "LOOKUP", "VOID");
-            assertThat(jdbc.queryForList("SELECT idempotency_key FROM simulator_calls WHERE operation_id = ?"
-                    + " AND action = 'AUTHORIZE'", String.class, id.value())).containsExactly(id.value(), id.value());
-            assertThat(jdbc.queryForObject("SELECT count(*) FROM simulator_authorizations WHERE operation_id = ?",
-                    Integer.class, id.value())).isEqualTo(1);
-        }
+    void theSimulatorsOwnServerSpeaksTheProtocolAndLogsEveryCallOnce() {
+        OperationId id = op();
+        AuthorizationAnswer first = provider.authorize(id, AMOUNT, "tok_approve");
+        assertThat(first.status()).isEqualTo(AuthorizationStatus.AUTHORIZED);
+        assertThat(provider.authorize(id, AMOUNT, "tok_decline")).isEqualTo(first);
+        assertThat(provider.lookup(id, new OperationId(id.value() + "-lookup")).outcome())
+                .isEqualTo(PaymentLookupOutcome.AUTHORIZED);
+        assertThat(provider.voidAuthorization(id, new OperationId(id.value() + "-void"), AMOUNT).done()).isTrue();
+        assertThat(jdbc.queryForList("SELECT action FROM simulator_calls WHERE operation_id = ? ORDER BY id",
+                String.class, id.value())).containsExactly("AUTHORIZE", "AUTHORIZE", "LOOKUP", "VOID");
+        assertThat(jdbc.queryForList("SELECT idempotency_key FROM simulator_calls WHERE operation_id = ?"
+                + " AND action = 'AUTHORIZE'", String.class, id.value())).containsExactly(id.value(), id.value());
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM simulator_authorizations WHERE operation_id = ?",
+                Integer.class, id.value())).isEqualTo(1);
+    }
+
+    /** Issue 53: on the application's port anyone could decide a predicted operation first, or read its status. */
+    @Test
+    void theApplicationsPortDoesNotServeTheSimulator() throws Exception {
+        OperationId id = op();
+        HttpClient http = HttpClient.newHttpClient();
+        HttpResponse<String> decline = http.send(HttpRequest.newBuilder(
+                        URI.create("http://localhost:" + port + "/simulator/provider/v1/authorizations"))
+                .header("Content-Type", "application/json").header("Idempotency-Key", id.value())
+                .POST(HttpRequest.BodyPublishers.ofString("{\"operationId\":\"" + id.value()
+                        + "\",\"amountMinor\":1,\"currency\":\"EUR\",\"paymentToken\":\"tok_decline\"}"))
+                .build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(decline.statusCode()).isEqualTo(404);
+        HttpResponse<String> read = http.send(HttpRequest.newBuilder(URI.create("http://localhost:" + port
+                + "/simulator/provider/v1/authorizations/" + id.value())).GET().build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(read.statusCode()).isEqualTo(404);
+        assertThat(jdbc.queryForObject("SELECT count(*) FROM simulator_calls WHERE operation_id = ?", Integer.class,
+                id.value())).isZero();
+        // the checkout's own call, later, is the one that decides
+        assertThat(provider.authorize(id, AMOUNT, "tok_approve").status()).isEqualTo(AuthorizationStatus.AUTHORIZED);
     }
 
     @Test
@@ -263,6 +280,12 @@ class PaymentProviderSimulatorHttpTest extends PostgresTestSupport {
         assertThat(down.lookup(op()).outcome()).isEqualTo(PaymentLookupOutcome.LOOKUP_FAILED);
         assertThat(down.voidAuthorization(op(), op(), AMOUNT).done()).isFalse();
 
+        // no provider URL and no simulator of its own: nothing is called, the request counts as never delivered
+        HttpPaymentProvider none = new HttpPaymentProvider(() -> null, Duration.ofMillis(300), Duration.ofMillis(300));
+        assertThat(none.authorize(op(), AMOUNT, "tok_approve").status()).isEqualTo(AuthorizationStatus.UNAVAILABLE);
+        assertThat(none.lookup(op()).outcome()).isEqualTo(PaymentLookupOutcome.LOOKUP_FAILED);
+        assertThat(none.voidAuthorization(op(), op(), AMOUNT).done()).isFalse();
+
         HttpPaymentProvider misconfigured = new HttpPaymentProvider(() -> "http://localhost:" + port + "/nowhere",
                 Duration.ofMillis(300), Duration.ofMillis(300));
         assertThat(misconfigured.lookup(op()).outcome()).isEqualTo(PaymentLookupOutcome.LOOKUP_FAILED);
@@ -270,8 +293,7 @@ class PaymentProviderSimulatorHttpTest extends PostgresTestSupport {
 
     @Test
     void missingOrMismatchedIdempotencyKeyIsRefused() throws Exception {
-        // on the application's port (the path docker-compose names) and on the simulator's own
-        for (int server : List.of(port, app.getBean(SimulatorServer.class).port())) {
+        for (int server : List.of(app.getBean(SimulatorServer.class).port())) {
             HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                             URI.create("http://localhost:" + server + "/simulator/provider/v1/authorizations"))
                     .header("Content-Type", "application/json")
@@ -284,9 +306,9 @@ class PaymentProviderSimulatorHttpTest extends PostgresTestSupport {
         }
         assertThat(jdbc.queryForObject("SELECT count(*) FROM simulator_authorizations WHERE operation_id = 'x/authorize-payment'",
                 Integer.class)).isZero();
-        // refused, but received: both are in the provider's call log
+        // refused, but received: it is in the provider's call log
         assertThat(jdbc.queryForObject("SELECT count(*) FROM simulator_calls WHERE operation_id = 'x/authorize-payment'",
-                Integer.class)).isEqualTo(2);
+                Integer.class)).isEqualTo(1);
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.durablecheckout.api.command;
 
+import io.durablecheckout.api.values.ReceiptDetails;
 import io.durablecheckout.api.values.CheckoutId;
 import io.durablecheckout.api.values.LineItem;
 import io.durablecheckout.api.values.Money;
@@ -11,6 +12,14 @@ import java.util.List;
 
 public record StartCheckoutCommand(@TargetAggregateIdentifier CheckoutId checkoutId, TenantId tenantId,
                                    List<LineItem> items, Money amount, String paymentToken, String customerEmail,
-                                   String idempotencyKey, String requestFingerprint, Instant requestedAt)
+                                   String idempotencyKey, String requestFingerprint, Instant requestedAt,
+                                   ReceiptDetails receipt)
         implements CheckoutCommand {
+
+    public StartCheckoutCommand(CheckoutId checkoutId, TenantId tenantId, List<LineItem> items, Money amount,
+                                String paymentToken, String customerEmail, String idempotencyKey,
+                                String requestFingerprint, Instant requestedAt) {
+        this(checkoutId, tenantId, items, amount, paymentToken, customerEmail, idempotencyKey, requestFingerprint,
+                requestedAt, null);
+    }
 }

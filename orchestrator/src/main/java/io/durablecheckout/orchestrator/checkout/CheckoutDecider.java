@@ -9,6 +9,7 @@ import io.durablecheckout.api.checkout.ActivityLeaseExpiredEvent;
 import io.durablecheckout.api.checkout.ActivityLeaseRenewedEvent;
 import io.durablecheckout.api.checkout.ActivityResultRejectedEvent;
 import io.durablecheckout.api.checkout.ActivityRetryScheduledEvent;
+import io.durablecheckout.api.checkout.CancellationReason;
 import io.durablecheckout.api.checkout.CheckoutCancellationRequestedEvent;
 import io.durablecheckout.api.checkout.CheckoutCancelledEvent;
 import io.durablecheckout.api.checkout.CheckoutCompletedEvent;
@@ -99,7 +100,7 @@ public final class CheckoutDecider {
         CheckoutDecider d = new CheckoutDecider(CheckoutFacts.INITIAL);
         d.apply(new CheckoutCreatedEvent(cmd.checkoutId(), cmd.tenantId(), List.copyOf(cmd.items()), cmd.amount(),
                 cmd.paymentToken(), cmd.customerEmail(), cmd.idempotencyKey(), cmd.requestFingerprint(),
-                cmd.requestedAt(), recorded));
+                cmd.requestedAt(), recorded, cmd.receipt()));
         d.issue(Workflow.STEPS.get(0).step(), cmd.requestedAt());
         return d.decision();
     }
@@ -199,7 +200,9 @@ public final class CheckoutDecider {
     }
 
     private void cancel(RequestCancellationCommand cmd) {
-        if (s.cancelRequested() || s.isCompensatingOrCancelled()) {
+        boolean operatorInReview = Workflow.operatorCancelOverridesEarlierRequest(s.state(),
+                cmd.reason() == CancellationReason.OPERATOR_REQUEST);
+        if (s.isCompensatingOrCancelled() || (s.cancelRequested() && !operatorInReview)) {
             return; // already being undone: the request is satisfied, acknowledged idempotently
         }
         Run authorization = s.run(Step.AUTHORIZE_PAYMENT);

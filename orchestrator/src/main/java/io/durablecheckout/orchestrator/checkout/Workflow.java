@@ -331,6 +331,9 @@ public final class Workflow {
                     + "`completed` and `manual_review` a cancellation compensates at once; elsewhere the step in "
                     + "flight concludes first and its row's cancelling column compensates; a checkout already "
                     + "compensating acknowledges it"),
+            new Policy("operator's cancel in review", "in `manual_review` an operator's cancellation compensates "
+                    + "even when a cancellation was requested earlier (e.g. a customer's, while the payment was being "
+                    + "reconciled): the earlier request waited for a step that can no longer conclude on its own"),
             new Policy("late evidence", "a conclusive result from the owner of the current lease of the step "
                     + "blocked in `manual_review` settles the review as that result would have"),
             new Policy("lookup budget", "after `reconciliation-max-lookups` inconclusive lookups (back-off from "
@@ -346,6 +349,48 @@ public final class Workflow {
     static boolean compensatesOnCancel(CheckoutState state, boolean authorizationInFlight) {
         return COMPENSATE_ON_CANCEL.containsKey(state)
                 && !(state == CheckoutState.STOCK_RESERVED && authorizationInFlight);
+    }
+
+    /**
+     * Operator's cancel in review: a cancellation compensates now although one was requested before, because it is an
+     * operator's in {@code manual_review} and nothing is being undone yet.
+     */
+    static boolean operatorCancelOverridesEarlierRequest(CheckoutState state, boolean byOperator) {
+        return state == CheckoutState.MANUAL_REVIEW && byOperator;
+    }
+
+    /** What an operator may do to a checkout (the operator API's resolve, retry and cancel). */
+    public enum OperatorAction {
+        RESOLVE_AUTHORIZED, RESOLVE_DECLINED, RETRY, CANCEL
+    }
+
+    /**
+     * The operator actions these rules let change something in the state {@code facts} describe: resolving where a
+     * payment outcome waits for an operator (a review blocked on it, or a dispute), retrying a review, and cancelling
+     * where a cancellation still compensates or is recorded. A finished checkout offers only a cancel after completion
+     * (a refund) and, with a dispute open, a resolution.
+     */
+    public static List<OperatorAction> operatorActions(CheckoutFacts facts) {
+        CheckoutState state = facts.state();
+        if (state == null) {
+            return List.of();
+        }
+        List<OperatorAction> actions = new java.util.ArrayList<>();
+        boolean review = state == CheckoutState.MANUAL_REVIEW;
+        boolean paymentBlocked = review && (facts.blockedStep() == AUTHORIZE_PAYMENT
+                || facts.blockedStep() == RECONCILE_PAYMENT);
+        if (paymentBlocked || (facts.disputeOpen() && !review)) {
+            actions.add(OperatorAction.RESOLVE_AUTHORIZED);
+            actions.add(OperatorAction.RESOLVE_DECLINED);
+        }
+        if (review) {
+            actions.add(OperatorAction.RETRY);
+        }
+        if (!facts.isCompensatingOrCancelled()
+                && (!facts.cancelRequested() || operatorCancelOverridesEarlierRequest(state, true))) {
+            actions.add(OperatorAction.CANCEL);
+        }
+        return List.copyOf(actions);
     }
 
     /** Attempt budget: {@code failures} attempts of one operation failed or expired. */
@@ -414,6 +459,14 @@ public final class Workflow {
 
     static Row row(Step step) {
         return BY_STEP.get(step);
+    }
+
+    /** Every step in workflow order: the forward steps, then the compensations in the order they run. */
+    public static List<Step> stepsInOrder() {
+        List<Step> all = new java.util.ArrayList<>();
+        STEPS.forEach(r -> all.add(r.step()));
+        COMPENSATIONS.forEach(c -> all.add(c.step()));
+        return List.copyOf(all);
     }
 
     /** The state a checkout is in while {@code step} is pending. */

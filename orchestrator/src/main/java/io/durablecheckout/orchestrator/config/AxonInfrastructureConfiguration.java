@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator.config;
 
+import io.durablecheckout.orchestrator.axon.deadline.DeadlineLagInterceptor;
 import com.github.kagkarlsson.scheduler.Scheduler;
 import com.github.kagkarlsson.scheduler.task.Task;
 import io.durablecheckout.orchestrator.axon.aggregate.CachedCommandTargetResolver;

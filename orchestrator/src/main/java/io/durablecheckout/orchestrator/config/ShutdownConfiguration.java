@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator.config;
 
+import io.durablecheckout.orchestrator.axon.deadline.DeadlineSchedulerShutdown;
 import com.github.kagkarlsson.scheduler.Scheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -72,7 +73,7 @@ public class ShutdownConfiguration {
 
     @Bean
     DeadlineSchedulerShutdown deadlineSchedulerShutdown(ObjectProvider<Scheduler> scheduler) {
-        return new DeadlineSchedulerShutdown(scheduler.getIfAvailable()); // none with db-scheduler.enabled=false
+        return new DeadlineSchedulerShutdown(scheduler.getIfAvailable(), DEADLINES_PHASE); // none with db-scheduler.enabled=false
     }
 
     /** The scheduler is stopped in its place in the order above, not again when its bean is destroyed. */

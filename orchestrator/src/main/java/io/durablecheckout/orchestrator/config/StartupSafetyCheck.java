@@ -115,7 +115,8 @@ public class StartupSafetyCheck implements BeanFactoryPostProcessor, Environment
                 || flag(env, "checkout.activities.receipts.enabled", true)));
         if (opensPersonalData && env.getProperty(DataKeyStore.PROPERTY, "").isBlank()) {
             problems.add(DataKeyStore.PROPERTY + " (CHECKOUT_PERSONAL_DATA_KEY_STORE) is not set: the directory that "
-                    + "holds the checkouts' data keys outside PostgreSQL (one shared directory for every node; kept out "
+                    + "holds the checkouts' data keys and the key checkout ids are derived with, outside PostgreSQL (one "
+                    + "shared directory for every node; kept out "
                     + "of the database's backups, see docs/security.md)");
         }
         if (simulator && !flag(env, SIMULATOR_OPT_IN, false)) {

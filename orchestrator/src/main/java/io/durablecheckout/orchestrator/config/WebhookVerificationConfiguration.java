@@ -81,6 +81,11 @@ class WebhookVerificationConfiguration {
         }
 
         @Override
+        public List<String> secretsForIntegrators() {
+            return secret.values().stream().map(WebhookSignatures::integratorForm).toList();
+        }
+
+        @Override
         public List<String> headers() {
             return List.of(WebhookSignatures.ID_HEADER, WebhookSignatures.TIMESTAMP_HEADER,
                     WebhookSignatures.SIGNATURE_HEADER);

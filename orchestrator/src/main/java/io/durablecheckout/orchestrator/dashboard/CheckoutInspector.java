@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator.dashboard;
 
+import io.durablecheckout.api.checkout.CheckoutCancellationRequestedEvent;
 import io.durablecheckout.api.checkout.CheckoutEvent;
 import io.durablecheckout.api.checkout.ManualReviewRequiredEvent;
 import io.durablecheckout.api.checkout.PaymentAuthorizedEvent;
@@ -8,7 +9,9 @@ import io.durablecheckout.api.checkout.PaymentReconciliationRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentReconciliationScheduledEvent;
 import io.durablecheckout.api.values.OperationId;
 import io.durablecheckout.api.values.Step;
+import io.durablecheckout.orchestrator.checkout.CheckoutFacts;
 import io.durablecheckout.orchestrator.checkout.Deadlines;
+import io.durablecheckout.orchestrator.checkout.Workflow;
 import io.durablecheckout.orchestrator.readmodel.CheckoutView;
 import io.durablecheckout.orchestrator.readmodel.CheckoutViewFolder;
 import io.durablecheckout.orchestrator.tenancy.Caller;
@@ -47,7 +50,7 @@ public class CheckoutInspector {
 
     /** One event of the timeline, with the checkout's state right after it (the read model's fold, replayed). */
     public record TimelineEntry(long sequence, String type, String timestamp, String stateAfter, Object payload,
-                                Map<String, Object> metadata) {
+                                Map<String, Object> metadata, String who, String why) {
     }
 
     public Optional<Map<String, Object>> inspect(Caller operator, String checkoutId) {
@@ -58,15 +61,22 @@ public class CheckoutInspector {
         List<TimelineEntry> timeline = new ArrayList<>();
         List<Map<String, Object>> lookups = new ArrayList<>();
         CheckoutView folded = null;
+        CheckoutFacts facts = CheckoutFacts.INITIAL; // the aggregate's own fold: what the rules allow next
+        Presentation.Attribution cancelledBy = null;
         for (DomainEventMessage<?> m : checkouts.history(operator, checkoutId)) {
             Object payload = m.getPayload();
             if (payload instanceof CheckoutEvent e) {
                 folded = CheckoutViewFolder.fold(folded, e, m.getSequenceNumber(), m.getTimestamp());
+                facts = facts.evolve(e);
+            }
+            Presentation.Attribution by = Presentation.attribution(m.getMetaData());
+            if (payload instanceof CheckoutCancellationRequestedEvent) {
+                cancelledBy = by;
             }
             timeline.add(new TimelineEntry(m.getSequenceNumber(), m.getPayloadType().getSimpleName(),
                     m.getTimestamp().toString(), folded == null ? null : folded.state,
                     checkouts.revealedPayload(checkoutId, payload), // personal data opened, or [erased]
-                    Map.copyOf(m.getMetaData())));
+                    Map.copyOf(m.getMetaData()), by == null ? null : by.who(), by == null ? null : by.why()));
             if (payload instanceof PaymentReconciliationRequestedEvent r) {
                 Map<String, Object> l = new LinkedHashMap<>();
                 l.put("lookup", r.lookupNumber());
@@ -91,6 +101,10 @@ public class CheckoutInspector {
         }
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("view", view.get());
+        out.put("activities", Presentation.activityRows(view.get()));
+        out.put("cancellation", Presentation.cancellation(view.get(), cancelledBy));
+        out.put("actions", facts.state() == null ? List.of()
+                : Workflow.operatorActions(facts).stream().map(CheckoutInspector::action).toList());
         out.put("timeline", timeline);
         out.put("lookups", lookups);
         out.put("deadlines", deadlines(checkoutId));
@@ -100,6 +114,17 @@ public class CheckoutInspector {
         out.put("providerNotifications", jdbc.queryForList("SELECT notification_id, status, provider_reference, "
                 + "deliveries, last_received_at FROM provider_notifications WHERE checkout_id = ?", checkoutId));
         return Optional.of(out);
+    }
+
+    /** An action the repair panel offers: the value it sends and its label. */
+    private static Map<String, String> action(Workflow.OperatorAction a) {
+        return switch (a) {
+            case RESOLVE_AUTHORIZED -> Map.of("value", "resolve-authorized", "label",
+                    "resolve: payment authorized (needs the provider's reference)");
+            case RESOLVE_DECLINED -> Map.of("value", "resolve-declined", "label", "resolve: payment declined");
+            case RETRY -> Map.of("value", "retry", "label", "retry now");
+            case CANCEL -> Map.of("value", "cancel", "label", "cancel (compensates what was done)");
+        };
     }
 
     /**
@@ -127,7 +152,9 @@ public class CheckoutInspector {
         String operationId = view.checkoutId + "/" + Step.AUTHORIZE_PAYMENT.slug();
         out.put("operationId", operationId);
         String recorded = recordedOutcome(view);
-        out.put("checkoutSays", recorded);
+        String undone = Presentation.recordedPayment(view);
+        out.put("checkoutSays", undone == null ? recorded : undone);
+        out.put("authorization", recorded);
         out.put("checkoutReference", view.providerReference);
         if (!provider.available()) {
             out.put("providerSays", null);
@@ -155,7 +182,14 @@ public class CheckoutInspector {
                 || ("DECLINED".equals(recorded) && "AUTHORIZED".equals(says))
                 || ("AUTHORIZED".equals(says) && "AUTHORIZED".equals(recorded) && view.providerReference != null
                 && answer.reference() != null && !view.providerReference.equals(answer.reference()));
+        // a voided or refunded payment was (or may have been) authorized first: the provider saying so agrees
+        mismatch = mismatch && !(undone != null && "AUTHORIZED".equals(says));
         out.put("mismatch", mismatch);
+        out.put("agreement", mismatch ? "MISMATCH: the two disagree"
+                : "REFUNDED".equals(undone) ? "consistent: authorized, then refunded (the provider answers about the "
+                + "authorization; the refund is recorded by the payment service)"
+                : "VOIDED".equals(undone) ? "consistent: the authorization, if any, was voided"
+                : "no contradiction");
         return out;
     }
 

@@ -138,7 +138,7 @@ public class DashboardApiController {
     public Map<String, Object> checkout(HttpServletRequest request, @PathVariable String checkoutId) {
         DashboardAccess.Operator who = access.reader(request);
         Map<String, Object> out = inspector.inspect(who.caller(), checkoutId).orElseThrow(() -> notFound(checkoutId));
-        out.put("thresholds", properties.thresholds());
+        out.put("thresholds", Presentation.human(properties.thresholds()));
         out.put("deadLetters", parked.forCheckouts(List.of(checkoutId)).values().stream().flatMap(List::stream).toList());
         return out;
     }

@@ -19,6 +19,7 @@ import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The dashboard's reads of checkout_summary. Pages are keyset pages over (created_at, checkout_id), newest first: a
@@ -54,7 +55,8 @@ public class DashboardQueries {
     /** One row of the list. */
     public record Row(String checkoutId, String tenantId, String state, boolean terminal, long amountMinor,
                       String currency, Instant createdAt, Instant stateSince, long ageSeconds, long inStateSeconds,
-                      Instant nextDeadline, String waitingReason, String lastFailure, boolean stuck, long version) {
+                      Instant nextDeadline, String waitingReason, String lastFailure, boolean stuck, long version,
+                      boolean cancellationRequested, String cancelReason, Instant unknownSince, Long unknownForSeconds) {
     }
 
     public record Page(List<Row> rows, String nextCursor, long tookMicros) {
@@ -137,8 +139,7 @@ public class DashboardQueries {
             out.put("paymentUnknown", rs.getLong(3));
             out.put("waiting", rs.getLong(4));
         }, args.toArray());
-        out.put("thresholds", properties.thresholds().entrySet().stream()
-                .collect(LinkedHashMap::new, (m, e) -> m.put(e.getKey(), e.getValue().toString()), Map::putAll));
+        out.put("thresholds", Presentation.human(properties.thresholds()));
         out.put("tookMicros", (System.nanoTime() - started) / 1000);
         return out;
     }
@@ -174,10 +175,14 @@ public class DashboardQueries {
             m.put("amountMinor", rs.getLong(5));
             byState.add(m);
         }, bucketArgs);
+        // unknown since the first unknown event, not since the current state (a lookup round resets that)
         List<Row> oldestUnknown = jdbc.query("SELECT view, state_entered_at FROM checkout_summary WHERE NOT terminal AND "
-                        + PAYMENT_UNKNOWN_SQL + tenantSql + " ORDER BY state_entered_at LIMIT 10",
+                        + PAYMENT_UNKNOWN_SQL + tenantSql + " ORDER BY created_at LIMIT 50",
                 (rs, i) -> row(read(rs.getString(1)), rs.getTimestamp(2) == null ? null : rs.getTimestamp(2).toInstant(),
                         now), args.toArray());
+        oldestUnknown = oldestUnknown.stream()
+                .sorted(java.util.Comparator.comparing(Row::unknownSince, java.util.Comparator.nullsLast(
+                        java.util.Comparator.naturalOrder()))).limit(10).toList();
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("byStateAndAge", byState);
         out.put("oldestUnknown", oldestUnknown);
@@ -243,7 +248,27 @@ public class DashboardQueries {
                 v.createdAt == null ? 0 : Duration.between(v.createdAt, now).toSeconds(),
                 since == null ? 0 : Duration.between(since, now).toSeconds(),
                 v.waiting == null ? null : v.waiting.nextDeadline(), v.waiting == null ? null : v.waiting.reason(),
-                lastFailure(v), stuck, v.version);
+                lastFailure(v), stuck, v.version, v.cancellationRequested, cancelReason(v), unknownSince(v, since),
+                unknownSince(v, since) == null ? null : Duration.between(unknownSince(v, since), now).toSeconds());
+    }
+
+    /** Why it was cancelled (the terminal reason), or who asked while the cancellation is pending. */
+    static String cancelReason(CheckoutView v) {
+        if ("cancelled".equals(v.state)) {
+            return v.reason;
+        }
+        return v.cancellationRequested ? v.cancelReason : null;
+    }
+
+    /** Since when the payment outcome is not known: the first unknown outcome, else (a review) since the state. */
+    static Instant unknownSince(CheckoutView v, Instant stateSince) {
+        boolean unknownNow = "payment_unknown".equals(v.state) || "reconciliation_pending".equals(v.state)
+                || ("manual_review".equals(v.state) && v.manualReview != null
+                && Set.of("authorize-payment", "reconcile-payment").contains(v.manualReview.blockedStep()));
+        if (!unknownNow) {
+            return null;
+        }
+        return v.paymentUnknownSince != null ? v.paymentUnknownSince : stateSince;
     }
 
     /** The most telling failure: the manual review's reason, else the last bad outcome of any step. */
@@ -254,10 +279,11 @@ public class DashboardQueries {
         String failure = null;
         for (Map.Entry<String, CheckoutView.Activity> e : v.activities.entrySet()) {
             CheckoutView.Activity a = e.getValue();
+            boolean lookup = "reconcile-payment".equals(e.getKey()); // its answers (PENDING) are no failures
             if (a.status != null && !"succeeded".equals(a.status) && !"in_flight".equals(a.status)
-                    && a.lastOutcome != null) {
+                    && !"inconclusive".equals(a.status) && !lookup && a.lastOutcome != null) {
                 failure = e.getKey() + ": " + a.lastOutcome;
-            } else if ("in_flight".equals(a.status) && a.attempt > 1) {
+            } else if ("in_flight".equals(a.status) && a.attempt > 1 && !lookup) {
                 failure = e.getKey() + ": attempt " + a.attempt + (a.lastOutcome == null ? "" : " after " + a.lastOutcome);
             }
         }

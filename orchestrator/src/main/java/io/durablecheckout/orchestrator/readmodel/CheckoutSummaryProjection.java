@@ -6,6 +6,7 @@ import io.durablecheckout.api.checkout.ActivityLeaseExpiredEvent;
 import io.durablecheckout.api.checkout.ActivityLeaseRenewedEvent;
 import io.durablecheckout.api.checkout.ActivityResultRejectedEvent;
 import io.durablecheckout.api.checkout.CheckoutCancelledEvent;
+import io.durablecheckout.api.checkout.PaymentRefundedEvent;
 import io.durablecheckout.api.checkout.CheckoutCompletedEvent;
 import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
 import io.durablecheckout.api.checkout.CheckoutEvent;
@@ -66,7 +67,7 @@ public class CheckoutSummaryProjection {
         this.meters = meters;
         // Every series exists from the start at zero: a dashboard (and a test) can tell "none happened" from "not
         // counted", and rate() has a first sample before the first event.
-        for (String name : List.of("checkout.started", "checkout.reconciliation.scheduled",
+        for (String name : List.of("checkout.started", "checkout.refunds", "checkout.reconciliation.scheduled",
                 "checkout.reconciliation.lookups", "checkout.reconciliation.escalations")) {
             counterOf(name);
         }
@@ -136,7 +137,7 @@ public class CheckoutSummaryProjection {
         private final Map<String, CheckoutView> views;
         private final Map<String, CheckoutView> changed = new LinkedHashMap<>();
         private final Map<String, List<Applied>> folded = new HashMap<>();
-        private final List<CheckoutEvent> toCount = new ArrayList<>();
+        private final List<Counted> toCount = new ArrayList<>();
         private final List<StateLeft> left = new ArrayList<>();
 
         Batch(Map<String, CheckoutView> views) {
@@ -176,7 +177,7 @@ public class CheckoutSummaryProjection {
             changed.put(id, next);
             folded.computeIfAbsent(id, k -> new ArrayList<>()).add(e);
             if (!e.replay) {
-                toCount.add(e.event);
+                toCount.add(new Counted(e.event, current != null && current.completedAt != null));
                 if (before != null && since != null && !before.equals(next.state)) {
                     left.add(new StateLeft(before, Duration.between(since, e.at)));
                 }
@@ -186,7 +187,7 @@ public class CheckoutSummaryProjection {
         void write(UnitOfWork<?> unitOfWork) {
             repository.upsertAll(changed.values());
             Runnable record = () -> {
-                toCount.forEach(CheckoutSummaryProjection.this::count);
+                toCount.forEach(c -> count(c.event, c.afterCompletion));
                 left.forEach(l -> stateDuration(l.state).record(l.time));
             };
             if (unitOfWork == null) {
@@ -200,7 +201,11 @@ public class CheckoutSummaryProjection {
     private record StateLeft(String state, Duration time) {
     }
 
-    private void count(CheckoutEvent event) {
+    /** An event to count, and whether its checkout had completed before it (a refund then is no second finish). */
+    private record Counted(CheckoutEvent event, boolean afterCompletion) {
+    }
+
+    private void count(CheckoutEvent event, boolean afterCompletion) {
         if (event instanceof CheckoutCreatedEvent) {
             counter("checkout.started");
         } else if (event instanceof PaymentReconciliationScheduledEvent) {
@@ -222,9 +227,12 @@ public class CheckoutSummaryProjection {
         } else if (event instanceof CheckoutCompletedEvent) {
             // the same tag keys as a cancellation's: Prometheus refuses a second key set under one name
             counter("checkout.finished", "state", "completed", "reason", "none");
-        } else if (event instanceof CheckoutCancelledEvent e) {
+        } else if (event instanceof CheckoutCancelledEvent e && !afterCompletion) {
             counter("checkout.finished", "state", "cancelled", "reason",
                     e.reason() == null ? "none" : e.reason().name().toLowerCase());
+        } else if (event instanceof PaymentRefundedEvent) {
+            // only a completed checkout is refunded; it finished once, at completion (started - finished = in flight)
+            counter("checkout.refunds");
         } else if (event instanceof ManualReviewRequiredEvent e) {
             counter("checkout.manual.review", "step", e.blockedStep().slug());
             if (e.blockedStep() == io.durablecheckout.api.values.Step.RECONCILE_PAYMENT) {

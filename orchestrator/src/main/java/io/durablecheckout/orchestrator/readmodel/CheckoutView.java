@@ -29,6 +29,13 @@ public class CheckoutView {
     public String customerEmail;
     public String idempotencyKey;
     public boolean cancellationRequested;
+    /** Who asked to cancel ({@code customer_request}, {@code operator_request}) and why, as last requested. */
+    public String cancelReason;
+    public String cancelDetail;
+    /** When the payment's outcome first became unknown (a timeout); kept once known again, for the record. */
+    public Instant paymentUnknownSince;
+    /** When it completed: a cancellation after it (a refund) is not a second finish. */
+    public Instant completedAt;
     /** Why the checkout ended (cancelled) or is held (manual review). */
     public String reason;
     public String reasonDetail;

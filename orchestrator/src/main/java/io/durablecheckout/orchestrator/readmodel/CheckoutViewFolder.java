@@ -51,6 +51,9 @@ public final class CheckoutViewFolder {
                 event), at);
         // Each step's status comes from the runs' own fold (Run.statusAfter), worded here; what follows refines the
         // word of a step that is done (succeeded, declined, …) and adds what the view shows beside it.
+        // the lookup's status before this event: was it answering (in flight), or blocked in a review?
+        CheckoutView.Activity lookup = v.activities.get(Step.RECONCILE_PAYMENT.slug());
+        String lookupBefore = lookup == null ? null : lookup.status;
         for (Step step : Step.values()) {
             CheckoutView.Activity a = v.activities.get(step.slug());
             Run.Status before = a == null ? null : statusOf(a.status);
@@ -93,31 +96,40 @@ public final class CheckoutViewFolder {
             }
         } else if (event instanceof PaymentAuthorizedEvent e) {
             if (v.activities.containsKey(Step.RECONCILE_PAYMENT.slug())) {
-                succeeded(v, Step.RECONCILE_PAYMENT, "provider reported authorized");
+                succeeded(v, Step.RECONCILE_PAYMENT, "in_flight".equals(lookupBefore) ? "provider reported authorized"
+                        : "no lookup answer: authorized on other evidence");
             }
             v.providerReference = e.providerReference();
         } else if (event instanceof CheckoutCompletedEvent) {
+            v.completedAt = at;
             v.waiting = v.manualReview == null ? null : disputeWaiting(v);
         } else if (event instanceof PaymentDeclinedEvent e) {
             CheckoutView.Activity a = activity(v, Step.AUTHORIZE_PAYMENT);
             a.status = "declined";
             a.lastOutcome = e.reason();
             if (v.activities.containsKey(Step.RECONCILE_PAYMENT.slug())) {
-                succeeded(v, Step.RECONCILE_PAYMENT, "provider reported declined");
+                succeeded(v, Step.RECONCILE_PAYMENT, "in_flight".equals(lookupBefore) ? "provider reported declined"
+                        : "no lookup answer: declined on other evidence");
             }
         } else if (event instanceof PaymentOutcomeUnknownEvent e) {
             CheckoutView.Activity a = activity(v, Step.AUTHORIZE_PAYMENT);
             a.status = "unknown";
             a.lastOutcome = e.reason();
+            if (v.paymentUnknownSince == null) {
+                v.paymentUnknownSince = at;
+            }
         } else if (event instanceof PaymentReconciliationScheduledEvent e) {
             CheckoutView.Activity a = v.activities.get(Step.RECONCILE_PAYMENT.slug());
+            // out of a review (an operator's retry): the lookups' last answer stays the evidence
+            boolean afterReview = "blocked".equals(lookupBefore);
             if (a != null) {
                 a.status = "inconclusive";
-                a.lastOutcome = e.lastAnswer();
+                a.lastOutcome = afterReview ? a.lastOutcome : e.lastAnswer();
             }
             v.waiting = new CheckoutView.Waiting("payment outcome unknown; next lookup under the original operation id",
                     e.dueAt(), "ask the provider about " + e.authorizationOperationId() + " (lookup " + e.lookupNumber()
-                    + "); never a new authorization", known(v) + "; last answer: " + e.lastAnswer(),
+                    + "); never a new authorization", known(v) + (afterReview ? "; an operator asked for more lookups"
+                    : "; last answer: " + e.lastAnswer()),
                     "whether the provider authorized the payment");
         } else if (event instanceof ManualReviewRequiredEvent e) {
             v.manualReview = new CheckoutView.ManualReview(e.blockedStep().slug(), e.reason(), e.evidence());
@@ -165,6 +177,8 @@ public final class CheckoutViewFolder {
         } else if (event instanceof CheckoutCancellationRequestedEvent e) {
             v.cancellationRequested = true;
             v.reasonDetail = e.detail();
+            v.cancelReason = e.reason() == null ? null : e.reason().name().toLowerCase(Locale.ROOT);
+            v.cancelDetail = e.detail();
         } else if (event instanceof CheckoutCancelledEvent e) {
             v.reason = e.reason() == null ? null : e.reason().name().toLowerCase();
             v.reasonDetail = e.detail();

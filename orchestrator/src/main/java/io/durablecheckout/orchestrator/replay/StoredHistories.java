@@ -1,5 +1,7 @@
 package io.durablecheckout.orchestrator.replay;
 
+import io.durablecheckout.orchestrator.serialization.EventUpcasters;
+
 import io.durablecheckout.orchestrator.checkout.Checkout;
 import org.axonframework.eventhandling.DomainEventData;
 import org.axonframework.eventhandling.DomainEventMessage;
@@ -284,12 +286,20 @@ public final class StoredHistories {
             for (DomainEventData<byte[]> row : rows) {
                 SerializedObject<byte[]> payload = row.getPayload();
                 Class<?> type = currentType(payload.getType());
-                if (type == null) {
+                Object event;
+                if (type != null) {
+                    event = read(jackson, type, payload.getData());
+                } else if (upcaster == EventUpcasters.chain()) {
+                    // an event at an older revision (every checkout created before CheckoutCreatedEvent revision 3):
+                    // the product's upcasters change one payload each, so that row alone goes through them
+                    event = EventUpcasters.deserialize(serializer, payload.getData(), payload.getType().getName(),
+                            payload.getType().getRevision());
+                } else {
                     return upcastHistory(checkoutId, rows);
                 }
                 EventMetaData metaData = metaData(jackson.getObjectMapper(), row.getMetaData().getData(), lean);
-                events.add(new HistoryEvent(row.getSequenceNumber(), read(jackson, type, payload.getData()),
-                        metaData.values(), metaData.inputPayload()));
+                events.add(new HistoryEvent(row.getSequenceNumber(), event, metaData.values(),
+                        metaData.inputPayload()));
             }
             return new History(checkoutId, events, keep(rows));
         }

@@ -29,7 +29,8 @@ public final class EventUpcasters {
     }
 
     public static List<EventUpcaster> all() {
-        return List.of(new CheckoutCreatedUpcaster(), new ActivityRetryScheduledUpcaster());
+        return List.of(new CheckoutCreatedUpcaster(), new CheckoutCreatedReceiptUpcaster(),
+                new ActivityRetryScheduledUpcaster());
     }
 
     public static EventUpcasterChain chain() {

@@ -27,15 +27,25 @@ final class CheckoutRequestValidator {
             + "@(?=.{4,253}$)([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]([A-Za-z0-9-]{0,61}[A-Za-z0-9])");
     /** 10^11 minor units (a billion in a two-decimal currency): far above any basket, far below overflow. */
     static final long MAX_AMOUNT_MINOR = 100_000_000_000L;
-    /** ISO 4217 codes the JDK knows (its list tracks the standard). */
+    /**
+     * ISO 4217 codes the JDK knows (its list tracks the standard), less the ones that are no money one can charge: the
+     * X-codes without minor units (XXX "no currency", XTS "testing", the metals XAU, XAG, XPT, XPD, the units of
+     * account XDR, XBA-XBD, XSU, XUA and the like). The real X currencies (XAF, XOF, XPF, XCD, XCG) stay.
+     */
     private static final java.util.Set<String> CURRENCIES = java.util.Currency.getAvailableCurrencies().stream()
+            .filter(c -> c.getDefaultFractionDigits() >= 0)
             .map(java.util.Currency::getCurrencyCode).collect(java.util.stream.Collectors.toUnmodifiableSet());
     private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
     private static final Pattern SKU = Pattern.compile("[A-Za-z0-9._-]{1,64}");
     private static final Pattern PAYMENT_TOKEN = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
     private static final Pattern IDEMPOTENCY_KEY = Pattern.compile("[\\x21-\\x7E]{1,255}");
 
-    record Valid(List<LineItem> items, Money amount, String paymentToken, String customerEmail) {
+    /** @param receipt the request's receipt fields ({@link ReceiptFields}), the merchant not yet filled in */
+    record Valid(List<LineItem> items, Money amount, String paymentToken, String customerEmail,
+                 io.durablecheckout.api.values.ReceiptDetails receipt) {
+        Valid(List<LineItem> items, Money amount, String paymentToken, String customerEmail) {
+            this(items, amount, paymentToken, customerEmail, null);
+        }
     }
 
     private CheckoutRequestValidator() {
@@ -53,10 +63,15 @@ final class CheckoutRequestValidator {
     }
 
     static Valid validate(CheckoutRequest r) {
+        return validate(r, null);
+    }
+
+    static Valid validate(CheckoutRequest r, String idempotencyKey) {
         List<String> errors = new ArrayList<>();
         if (r == null) {
             throw invalid(List.of("body: a JSON object is required"));
         }
+        io.durablecheckout.api.values.ReceiptDetails receipt = ReceiptFields.read(r, idempotencyKey, errors);
         Map<String, Integer> quantities = new LinkedHashMap<>();
         if (r.items() == null || r.items().isEmpty()) {
             errors.add("items: at least one line item is required");
@@ -86,6 +101,12 @@ final class CheckoutRequestValidator {
                     quantities.merge(item.sku(), item.quantity(), Integer::sum);
                 }
             }
+            // The cap is per SKU, after merging (below): 100 lines of 10,000 are not one line of 1,000,000.
+            quantities.forEach((sku, total) -> {
+                if (total > MAX_QUANTITY) {
+                    errors.add("items: SKU " + sku + " totals " + total + " over its lines, at most " + MAX_QUANTITY);
+                }
+            });
         }
         if (r.amount() == null) {
             errors.add("amount: required, e.g. {\"minor\": 3998, \"currency\": \"EUR\"}");
@@ -99,7 +120,8 @@ final class CheckoutRequestValidator {
             }
             if (r.amount().currency() == null || !CURRENCY.matcher(r.amount().currency()).matches()
                     || !CURRENCIES.contains(r.amount().currency())) {
-                errors.add("amount.currency: a 3-letter ISO 4217 code in upper case, e.g. EUR");
+                errors.add("amount.currency: a 3-letter ISO 4217 currency code in upper case, e.g. EUR (not a test code, "
+                        + "metal or unit of account such as XXX, XTS or XAU)");
             }
         }
         if (r.paymentToken() == null || r.paymentToken().isBlank()) {
@@ -117,7 +139,9 @@ final class CheckoutRequestValidator {
         // Same SKU twice is one line: quantities add up (and the reservation locks each SKU once).
         List<LineItem> items = quantities.entrySet().stream()
                 .map(e -> new LineItem(new Sku(e.getKey()), e.getValue())).toList();
-        return new Valid(items, new Money(r.amount().minor(), r.amount().currency()), r.paymentToken(), r.customerEmail());
+        Money amount = new Money(r.amount().minor(), r.amount().currency());
+        ReceiptFields.requireTotal(receipt, amount);
+        return new Valid(items, amount, r.paymentToken(), r.customerEmail(), receipt);
     }
 
     private static ApiProblemException invalid(List<String> errors) {

@@ -41,7 +41,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -61,14 +60,19 @@ public class CheckoutService {
     private final Admission admission;
     private final PersonalData vault;
     private final TransactionManager transactions;
+    private final io.durablecheckout.orchestrator.tenancy.MerchantProfiles merchants;
+    private final CheckoutIds ids;
     /** Local command bus: the checks, the key's registration and the first events commit together (see submit). */
     private final boolean oneTransaction;
 
     public CheckoutService(CommandGateway commands, QueryGateway queries, EventStore eventStore,
                            CheckoutSummaryRepository summaries, Clock clock, ObjectProvider<ParkedEvents> parkedEvents,
                            PersonalData vault, Admission admission, TransactionManager transactions,
-                           @Value("${axon.axonserver.enabled:false}") boolean axonServer) {
+                           CheckoutIds ids, @Value("${axon.axonserver.enabled:false}") boolean axonServer,
+                           io.durablecheckout.orchestrator.tenancy.MerchantProfiles merchants) {
+        this.ids = ids;
         this.transactions = transactions;
+        this.merchants = merchants;
         this.oneTransaction = !axonServer;
         this.vault = vault;
         this.admission = admission;
@@ -84,13 +88,14 @@ public class CheckoutService {
     }
 
     /**
-     * Starts a checkout once per (tenant, Idempotency-Key): the id is derived from both, so a retry addresses the
-     * same aggregate and the event store's uniqueness decides, atomically, which request created it.
+     * Starts a checkout once per (tenant, Idempotency-Key): the id is derived from both (keyed, {@link CheckoutIds}),
+     * so a retry addresses the same aggregate and the event store's uniqueness decides, atomically, which request
+     * created it. A checkout accepted under the old, unkeyed id is found first and answered as a replay.
      */
     public Submitted submit(TenantId tenant, String idempotencyKey, CheckoutRequest request) {
         CheckoutRequestValidator.requireIdempotencyKey(idempotencyKey);
-        CheckoutRequestValidator.Valid valid = CheckoutRequestValidator.validate(request);
-        CheckoutId id = checkoutIdFor(tenant, idempotencyKey);
+        CheckoutRequestValidator.Valid valid = CheckoutRequestValidator.validate(request, idempotencyKey);
+        CheckoutId id = ids.idFor(tenant, idempotencyKey);
         String canonical = canonical(valid);
         if (!oneTransaction) {
             // The command is handled elsewhere (Axon Server) and commits on its own: the key's registration must be
@@ -135,6 +140,12 @@ public class CheckoutService {
                 return replay.get();
             }
         }
+        // Accepted before checkout ids were keyed (decision 95): that checkout, under its old id. None is made any
+        // more, so this read cannot race with a creation; one indexed read that finds nothing for a new checkout.
+        Optional<Submitted> accepted = replayOf(CheckoutIds.legacyIdFor(tenant, idempotencyKey), canonical);
+        if (accepted.isPresent()) {
+            return accepted.get();
+        }
         try {
             admission.admit(); // new work only: a retry of an accepted request was answered above
             rejectUnknownSkus(tenant, valid.items());
@@ -149,7 +160,8 @@ public class CheckoutService {
                 : vault.sealCheckout(id.value(), valid.paymentToken(), valid.customerEmail(), canonical);
         try {
             commands.sendAndWait(new StartCheckoutCommand(id, tenant, valid.items(), valid.amount(),
-                    sealed.paymentToken(), sealed.customerEmail(), idempotencyKey, sealed.fingerprint(), clock.instant()));
+                    sealed.paymentToken(), sealed.customerEmail(), idempotencyKey, sealed.fingerprint(), clock.instant(),
+                    merchants.withMerchant(tenant, valid.receipt())));
             return new Submitted(id, false);
         } catch (RuntimeException e) {
             if (oneTransaction) {
@@ -322,16 +334,12 @@ public class CheckoutService {
         return events;
     }
 
-    public static CheckoutId checkoutIdFor(TenantId tenant, String idempotencyKey) {
-        UUID uuid = UUID.nameUUIDFromBytes((tenant.value() + "\n" + idempotencyKey).getBytes(StandardCharsets.UTF_8));
-        return new CheckoutId("co_" + uuid);
-    }
-
     static String canonical(CheckoutRequestValidator.Valid v) {
         StringBuilder canonical = new StringBuilder();
         v.items().forEach(i -> canonical.append(i.sku().value()).append('\u0000').append(i.quantity()).append('\n'));
         canonical.append(v.amount().minor()).append(' ').append(v.amount().currency()).append('\n')
-                .append(v.paymentToken()).append('\n').append(v.customerEmail());
+                .append(v.paymentToken()).append('\n').append(v.customerEmail())
+                .append(ReceiptFields.canonical(v.receipt()));
         return canonical.toString();
     }
 

@@ -31,4 +31,12 @@ public interface NotificationSignatures {
 
     /** The headers the scheme reads, for the problem detail of a refusal. */
     List<String> headers();
+
+    /**
+     * The secrets senders sign with, in the form integrators configure (Standard Webhooks: {@code whsec_} + base64 of
+     * the key bytes), the one to sign with first; none for a scheme whose secret the provider issues (Stripe).
+     */
+    default List<String> secretsForIntegrators() {
+        return List.of();
+    }
 }

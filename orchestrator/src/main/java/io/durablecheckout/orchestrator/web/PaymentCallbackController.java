@@ -108,6 +108,13 @@ public class PaymentCallbackController {
             String value = request.getHeader(name);
             if (value != null) headers.put(name, List.of(value));
         }
+        List<String> missing = signatures.headers().stream().filter(name -> !headers.containsKey(name)).toList();
+        if (!missing.isEmpty()) {
+            throw new ApiProblemException(HttpStatus.UNAUTHORIZED, "missing-signature-header",
+                    "Missing signature header", "The notification has no " + String.join(", ", missing) + " header"
+                            + (missing.size() > 1 ? "s" : "") + " (" + scheme + " signs with "
+                            + String.join(", ", signatures.headers()) + ")");
+        }
         NotificationSignatures.Signed signed = body.length == 0 ? null : signatures.verify(headers, body).orElse(null);
         if (signed == null) {
             throw new ApiProblemException(HttpStatus.UNAUTHORIZED, "invalid-signature", "Invalid signature",

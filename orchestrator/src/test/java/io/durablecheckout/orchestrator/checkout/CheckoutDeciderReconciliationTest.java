@@ -1,5 +1,7 @@
 package io.durablecheckout.orchestrator.checkout;
 
+import io.durablecheckout.api.command.RequestCancellationCommand;
+import io.durablecheckout.api.checkout.CheckoutCancellationRequestedEvent;
 import io.durablecheckout.api.activity.PaymentLookupAnsweredEvent;
 import io.durablecheckout.api.activity.PaymentLookupOutcome;
 import io.durablecheckout.api.activity.StockReleaseSucceededEvent;
@@ -444,6 +446,48 @@ class CheckoutDeciderReconciliationTest {
                             new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(2), "psp-auth-99"),
                             new CheckoutConfirmedEvent(ID),
                             receiptRequested(1, resolvedAt));
+        }
+
+        /** The customer cancelled while lookup 2 was in flight; the lookups ran out: manual review. */
+        private List<Object> customerCancelledThenReview() {
+            List<Object> history = new ArrayList<>(lookupInFlight(2));
+            history.add(new CheckoutCancellationRequestedEvent(ID, CancellationReason.CUSTOMER_REQUEST,
+                    "changed my mind"));
+            history.add(new PaymentReconciliationScheduledEvent(ID, AUTHORIZATION, 3, lookupAt(3), "PENDING"));
+            history.add(reconciliationRequested(3));
+            history.add(new ManualReviewRequiredEvent(ID, Step.RECONCILE_PAYMENT,
+                    "payment outcome still unknown after 3 lookups", "last answer PENDING"));
+            return history;
+        }
+
+        @Test
+        void an_operators_cancel_compensates_despite_the_customers_earlier_cancellation() {
+            given(customerCancelledThenReview())
+                    .when(new RequestCancellationCommand(ID, CancellationReason.OPERATOR_REQUEST,
+                            "customer asked; provider has no charge", null, resolvedAt))
+                    .events(
+                            new CheckoutCancellationRequestedEvent(ID, CancellationReason.OPERATOR_REQUEST,
+                                    "customer asked; provider has no charge"),
+                            // maybe authorized: voided under the authorization's operation id, then the stock
+                            new PaymentVoidRequestedEvent(ID, TENANT, AUTHORIZATION, AMOUNT,
+                                    lease(Step.VOID_PAYMENT, 1, resolvedAt)));
+        }
+
+        @Test
+        void the_customers_second_cancel_in_review_is_still_only_acknowledged() {
+            given(customerCancelledThenReview())
+                    .when(new RequestCancellationCommand(ID, CancellationReason.CUSTOMER_REQUEST, "again", null,
+                            resolvedAt))
+                    .nothing();
+        }
+
+        @Test
+        void an_operators_cancel_outside_review_after_a_customers_is_acknowledged() {
+            given(concat(lookupInFlight(2), new CheckoutCancellationRequestedEvent(ID,
+                            CancellationReason.CUSTOMER_REQUEST, "changed my mind")))
+                    .when(new RequestCancellationCommand(ID, CancellationReason.OPERATOR_REQUEST, "hurry", null,
+                            resolvedAt))
+                    .nothing();
         }
 
         @Test

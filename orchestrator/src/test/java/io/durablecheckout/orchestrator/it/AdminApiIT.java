@@ -106,6 +106,59 @@ class AdminApiIT extends IntegrationTestBase {
         assertThat(count("SELECT sold FROM stock WHERE tenant_id = ? AND sku = 'SKU-0001'", tenant)).isEqualTo(2);
     }
 
+    /**
+     * Issue 52, Build 2: the merchant's names on receipts, set by an admin (audited, validated), recorded in a new
+     * checkout's first event with the request's receipt fields; prices that do not add up are a 422 naming the fields,
+     * and the Idempotency-Key is refused as an order reference.
+     */
+    @Test
+    void anAdminSetsTheMerchantsNamesAndANewCheckoutRecordsThemWithItsPricedLines() {
+        String tenant = "merchant-" + java.util.UUID.randomUUID().toString().substring(0, 8);
+        assertThat(post("/api/v1/admin/tenants", ADMIN_KEY, tenantBody(tenant)).status()).isEqualTo(201);
+        String path = "/api/v1/admin/tenants/" + tenant + "/merchant";
+        assertThat(get(path, ADMIN_KEY).json().get("merchantName").asText()).isEqualTo("Shop");
+        String names = "{\"merchantName\":\"Ada's Tea\",\"senderName\":\"Ada from Ada's Tea\",\"reason\":\"rebrand\"}";
+        assertThat(put(path, HttpApi.DEMO_KEY, names).status()).isEqualTo(403);
+        assertThat(put("/api/v1/admin/tenants/no-such-tenant/merchant", ADMIN_KEY, names).status()).isEqualTo(404);
+        HttpApi.Response bad = put(path, ADMIN_KEY, "{\"merchantName\":\"Ada\\u0007\",\"senderName\":\"<x@y>\"}");
+        assertThat(bad.status()).isEqualTo(400);
+        assertThat(bad.body()).contains("merchantName: printable").contains("senderName: no <").contains("reason: required");
+        HttpApi.Response set = put(path, ADMIN_KEY, names);
+        assertThat(set.status()).as(set.body()).isEqualTo(200);
+        assertThat(set.json().get("senderName").asText()).isEqualTo("Ada from Ada's Tea");
+        assertThat(count("SELECT count(*) FROM audit_log WHERE action = 'tenant.merchant' AND target = ? "
+                + "AND reason = 'rebrand'", "tenant:" + tenant)).isEqualTo(1);
+
+        String key = post("/api/v1/admin/tenants/" + tenant + "/keys", ADMIN_KEY,
+                "{\"roles\":[\"tenant\"],\"reason\":\"shop\"}").json().get("key").asText();
+        assertThat(post("/api/v1/admin/tenants/" + tenant + "/stock", ADMIN_KEY,
+                "{\"sku\":\"TEA-1\",\"quantity\":10,\"reason\":\"x\"}").status()).isEqualTo(201);
+        String priced = "{\"items\":[{\"sku\":\"TEA-1\",\"quantity\":2,\"name\":\"Sencha\",\"unitPrice\":1000}],"
+                + "\"shipping\":500,\"tax\":%d,\"orderReference\":\"%s\",\"amount\":{\"minor\":2500,\"currency\":\"EUR\"},"
+                + "\"paymentToken\":\"tok_approve\",\"customerEmail\":\"a@example.com\"}";
+        HttpApi.Response mismatch = api.send("POST", "/api/v1/checkouts", key, Map.of("Idempotency-Key", "m1-" + tenant),
+                priced.formatted(100, "ORD-1"));
+        assertThat(mismatch.status()).as(mismatch.body()).isEqualTo(422);
+        assertThat(mismatch.json().get("errors").get(0).asText()).startsWith("amount.minor: 2500, but the receipt's "
+                + "lines add up to 2600");
+        HttpApi.Response keyAsReference = api.send("POST", "/api/v1/checkouts", key,
+                Map.of("Idempotency-Key", "m1-" + tenant), priced.formatted(0, "m1-" + tenant));
+        assertThat(keyAsReference.status()).isEqualTo(400);
+        assertThat(keyAsReference.body()).contains("orderReference: must not be the Idempotency-Key");
+        HttpApi.Response started = api.send("POST", "/api/v1/checkouts", key, Map.of("Idempotency-Key", "m1-" + tenant),
+                priced.formatted(0, "ORD-1"));
+        assertThat(started.status()).as(started.body()).isEqualTo(202);
+        String created = jdbc.queryForObject("SELECT convert_from(payload, 'UTF8') FROM domainevententry "
+                + "WHERE aggregateidentifier = ? AND sequencenumber = 0", String.class,
+                started.json().get("checkoutId").asText());
+        assertThat(created).contains("\"merchantName\":\"Ada's Tea\"").contains("\"senderName\":\"Ada from Ada's Tea\"")
+                .contains("\"orderReference\":\"ORD-1\"").contains("\"name\":\"Sencha\"").contains("\"unitPriceMinor\":1000");
+    }
+
+    private HttpApi.Response put(String path, String key, String body) {
+        return api.send("PUT", path, key, Map.of(), body);
+    }
+
     private static String tenantBody(String tenant) {
         return "{\"tenantId\":\"" + tenant + "\",\"name\":\"Shop\",\"reason\":\"new shop\"}";
     }

@@ -22,6 +22,9 @@ class AdmissionIT extends IntegrationTestBase {
     @Autowired
     Admission admission;
 
+    @Autowired
+    io.durablecheckout.orchestrator.service.CheckoutIds checkoutIds;
+
     private long limit;
 
     @AfterEach
@@ -46,7 +49,7 @@ class AdmissionIT extends IntegrationTestBase {
         assertThat(refused.header("Content-Type")).startsWith("application/problem+json");
         assertThat(Long.parseLong(refused.header("Retry-After"))).isBetween(1L, 60L);
         assertThat(refused.json().get("type").asText()).endsWith("backlog-full");
-        String refusedId = io.durablecheckout.orchestrator.service.CheckoutService.checkoutIdFor(
+        String refusedId = checkoutIds.idFor(
                 new io.durablecheckout.api.values.TenantId("demo"), refusedKey).value();
         assertThat(count("SELECT count(*) FROM domainevententry WHERE aggregateidentifier = ?", refusedId)).isZero();
 

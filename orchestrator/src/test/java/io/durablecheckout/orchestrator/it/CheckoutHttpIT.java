@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.durablecheckout.activities.inventory.InventoryAdmin;
 import io.durablecheckout.activities.privacy.DataKeyStore;
 import io.durablecheckout.api.values.TenantId;
-import io.durablecheckout.orchestrator.service.CheckoutService;
 import io.durablecheckout.orchestrator.tenancy.ApiKeys;
 import io.durablecheckout.orchestrator.tenancy.Caller;
 import org.junit.jupiter.api.Test;
@@ -32,6 +31,9 @@ class CheckoutHttpIT extends IntegrationTestBase {
 
     @Autowired
     DataKeyStore keys;
+
+    @Autowired
+    io.durablecheckout.orchestrator.service.CheckoutIds checkoutIds;
 
     @Autowired
     InventoryAdmin inventory;
@@ -188,7 +190,7 @@ class CheckoutHttpIT extends IntegrationTestBase {
         assertProblem(api.startCheckout(unknownSkuKey, checkoutBody("NO-SUCH-SKU", 1, 100, "tok_approve")), 422, "unknown-sku");
         // the submission registers its id for a key before the checks: the refusal must take the row back, and no key
         // may have been made for it (crypto-shredding keeps keys outside the database)
-        String refusedId = CheckoutService.checkoutIdFor(new TenantId("demo"), unknownSkuKey).value();
+        String refusedId = checkoutIds.idFor(new TenantId("demo"), unknownSkuKey).value();
         assertThat(count("SELECT count(*) FROM personal_data_keys")).isEqualTo(keysBefore);
         assertThat(keys.find(refusedId)).isEmpty();
         assertProblem(api.send("POST", "/api/v1/checkouts", HttpApi.DEMO_KEY, Map.of(),

@@ -167,6 +167,163 @@ class DashboardApiIT extends IntegrationTestBase {
         });
     }
 
+    /**
+     * The cancel trap's labels (issue 52): a customer cancels while the payment is reconciled, the lookups run out.
+     * The dashboard says a cancellation is pending and offers the operator's cancel; an operator's retry keeps the
+     * lookups' evidence and its name stays on the retry (not on the automatic lookups that follow); money at risk counts
+     * from the first unknown outcome; "Last failure" holds no PENDING answer; activity rows come in workflow order
+     * with live leases only; the operator's cancel then compensates.
+     */
+    @Test
+    void theCancelTrapIsShownAndEveryLabelSaysWhatHappened() {
+        String id = trappedCheckout();
+        DashboardSession operator = signedIn();
+
+        JsonNode detail = operator.get("/dashboard/api/checkouts/" + id).json();
+        JsonNode cancellation = detail.path("cancellation");
+        assertThat(cancellation.path("pending").asBoolean()).as(detail.toString()).isTrue();
+        assertThat(cancellation.path("reason").asText()).isEqualTo("customer_request");
+        assertThat(cancellation.path("requestedBy").asText()).startsWith("tenant:");
+        assertThat(cancellation.path("status").asText()).contains("an operator's cancel compensates");
+        assertThat(actions(detail)).containsExactly("resolve-authorized", "resolve-declined", "retry", "cancel");
+
+        JsonNode row = listRow(operator, id);
+        assertThat(row.path("cancellationRequested").asBoolean()).isTrue();
+        assertThat(row.path("cancelReason").asText()).isEqualTo("customer_request");
+        assertThat(row.path("waitingReason").asText()).startsWith("waiting for an operator");
+
+        // money at risk: unknown since the authorization timed out, not since the review began
+        Instant unknownAt = eventTime(id, "PaymentOutcomeUnknownEvent");
+        JsonNode risk = row; // money at risk's rows are the list's rows
+        assertThat(Instant.parse(risk.path("unknownSince").asText())).isEqualTo(unknownAt);
+        assertThat(risk.path("unknownForSeconds").asLong()).isGreaterThan(risk.path("inStateSeconds").asLong());
+
+        // an operator's retry: the evidence stays beside it; its name only on the retry itself
+        long version = detail.path("view").path("version").asLong();
+        assertThat(operator.post("/dashboard/api/checkouts/" + id + "/actions", "{\"action\":\"retry\",\"version\":"
+                + version + ",\"reason\":\"provider says try again\"}").status()).isEqualTo(202);
+        JsonNode retried = operator.get("/dashboard/api/checkouts/" + id).json();
+        String known = retried.path("view").path("waiting").path("known").asText();
+        assertThat(known).contains("reconcile-payment: PENDING").doesNotContain("last answer: operator retry");
+        await().atMost(Duration.ofSeconds(30)).until(() -> count("SELECT count(*) FROM domainevententry WHERE "
+                + "aggregateidentifier = ? AND payloadtype LIKE '%ManualReviewRequiredEvent'", id) == 2);
+        JsonNode again = operator.get("/dashboard/api/checkouts/" + id).json();
+        boolean afterRetry = false;
+        for (JsonNode t : again.path("timeline")) {
+            String type = t.path("type").asText();
+            if (type.equals("OperatorRetryRequestedEvent")) {
+                assertThat(t.path("who").asText()).startsWith("operator:");
+                assertThat(t.path("why").asText()).isEqualTo("provider says try again");
+                afterRetry = true;
+            } else if (afterRetry && type.equals("PaymentReconciliationRequestedEvent")) {
+                assertThat(t.path("who").isNull() || t.path("who").isMissingNode()).as(t.toString()).isTrue();
+            }
+        }
+        assertThat(afterRetry).isTrue();
+
+        // the operator's cancel compensates despite the customer's earlier one
+        long reviewVersion = again.path("view").path("version").asLong();
+        JsonNode preview = operator.post("/dashboard/api/checkouts/" + id + "/preview", "{\"action\":\"cancel\","
+                + "\"version\":" + reviewVersion + ",\"reason\":\"customer asked\"}").json();
+        assertThat(preview.path("operationIds").toString()).contains(id + "/void-payment");
+        assertThat(operator.post("/dashboard/api/checkouts/" + id + "/actions", "{\"action\":\"cancel\",\"version\":"
+                + reviewVersion + ",\"reason\":\"customer asked\"}").status()).isEqualTo(202);
+        await().atMost(Duration.ofSeconds(30)).until(() -> count(
+                "SELECT count(*) FROM checkout_summary WHERE checkout_id = ? AND state = 'cancelled'", id) == 1);
+        JsonNode done = operator.get("/dashboard/api/checkouts/" + id).json();
+        assertThat(actions(done)).isEmpty();
+        List<String> steps = new ArrayList<>();
+        for (JsonNode a : done.path("activities")) {
+            steps.add(a.path("step").asText());
+            assertThat(a.path("leaseExpiresAt").isNull() || a.path("leaseExpiresAt").isMissingNode())
+                    .as("no lease on a finished step: %s", a).isTrue();
+        }
+        assertThat(steps).containsExactly("reserve-stock", "authorize-payment", "reconcile-payment", "void-payment",
+                "release-stock");
+        assertThat(done.path("activities").get(2).path("lastOutcome").asText()).doesNotContain("provider reported");
+        assertThat(operator.get("/dashboard/api/checkouts/" + id + "/provider").json().path("checkoutSays").asText())
+                .isEqualTo("VOIDED");
+        assertThat(done.path("thresholds").path("manual_review").asText()).isEqualTo("3 s");
+    }
+
+    /** A completed checkout offers only a cancel (a refund); once refunded the provider panel says so. */
+    @Test
+    void aRefundedPaymentIsShownRefundedAndAFinishedCheckoutOffersOnlyWhatItAllows() {
+        String id = start("tok_approve");
+        await().atMost(Duration.ofSeconds(30)).until(() -> count(
+                "SELECT count(*) FROM checkout_summary WHERE checkout_id = ? AND state = 'completed'", id) == 1);
+        DashboardSession operator = signedIn();
+        JsonNode completed = operator.get("/dashboard/api/checkouts/" + id).json();
+        assertThat(actions(completed)).containsExactly("cancel");
+        long version = completed.path("view").path("version").asLong();
+        assertThat(operator.post("/dashboard/api/checkouts/" + id + "/actions", "{\"action\":\"cancel\",\"version\":"
+                + version + ",\"reason\":\"goods returned\"}").status()).isEqualTo(202);
+        await().atMost(Duration.ofSeconds(30)).until(() -> count(
+                "SELECT count(*) FROM checkout_summary WHERE checkout_id = ? AND state = 'cancelled'", id) == 1);
+        JsonNode provider = operator.get("/dashboard/api/checkouts/" + id + "/provider").json();
+        assertThat(provider.path("checkoutSays").asText()).as(provider.toString()).isEqualTo("REFUNDED");
+        assertThat(provider.path("agreement").asText()).contains("refunded").doesNotContain("no contradiction");
+        assertThat(provider.path("mismatch").asBoolean()).isFalse();
+        JsonNode row = listRow(operator, id);
+        assertThat(row.path("cancelReason").asText()).isEqualTo("operator_request");
+        JsonNode done = operator.get("/dashboard/api/checkouts/" + id).json();
+        assertThat(actions(done)).isEmpty();
+        for (JsonNode t : done.path("timeline")) {
+            String type = t.path("type").asText();
+            if (type.equals("CheckoutCancellationRequestedEvent")) {
+                assertThat(t.path("who").asText()).startsWith("operator:");
+                assertThat(t.path("why").asText()).isEqualTo("goods returned");
+            } else if (type.equals("PaymentRefundedEvent") || type.equals("CheckoutCancelledEvent")) {
+                assertThat(t.path("who").isNull()).as("a worker's result is not the operator's act: %s", t).isTrue();
+            }
+        }
+        List<String> steps = new ArrayList<>();
+        done.path("activities").forEach(a -> steps.add(a.path("step").asText()));
+        assertThat(steps).containsExactly("reserve-stock", "authorize-payment", "send-receipt", "refund-payment",
+                "release-stock", "send-cancellation-notice");
+    }
+
+    /**
+     * The customer cancels once the authorization was requested, before the lookups run out; then the review. Under
+     * load the cancel may land after the review (it then compensates at once: not the trap): up to three tries.
+     */
+    private String trappedCheckout() {
+        for (int attempt = 1; attempt <= 3; attempt++) {
+            String id = start("tok_unknown");
+            await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(20)).until(() -> count(
+                    "SELECT count(*) FROM domainevententry WHERE aggregateidentifier = ? AND payloadtype LIKE "
+                            + "'%PaymentAuthorizationRequestedEvent'", id) == 1);
+            HttpApi.Response cancel = api.send("POST", "/api/v1/checkouts/" + id + "/cancel", HttpApi.DEMO_KEY,
+                    java.util.Map.of(), "{\"reason\":\"changed my mind\"}");
+            assertThat(cancel.status()).as(cancel.body()).isEqualTo(202);
+            await().atMost(Duration.ofSeconds(40)).until(() -> count("SELECT count(*) FROM domainevententry WHERE "
+                    + "aggregateidentifier = ? AND payloadtype LIKE '%ManualReviewRequiredEvent'", id) == 1);
+            if (eventTime(id, "CheckoutCancellationRequestedEvent").isBefore(eventTime(id, "ManualReviewRequiredEvent"))) {
+                await().atMost(Duration.ofSeconds(20)).until(() -> count("SELECT count(*) FROM checkout_summary "
+                        + "WHERE checkout_id = ? AND state = 'manual_review'", id) == 1);
+                return id;
+            }
+        }
+        throw new AssertionError("no customer cancel landed during reconciliation in three tries");
+    }
+
+    private Instant eventTime(String id, String type) {
+        return Instant.parse(jdbc.queryForObject("SELECT timestamp FROM domainevententry WHERE aggregateidentifier = ? "
+                + "AND payloadtype LIKE ? ORDER BY sequencenumber LIMIT 1", String.class, id, "%." + type));
+    }
+
+    private static List<String> actions(JsonNode detail) {
+        List<String> out = new ArrayList<>();
+        detail.path("actions").forEach(a -> out.add(a.path("value").asText()));
+        return out;
+    }
+
+    private static JsonNode listRow(DashboardSession operator, String id) {
+        JsonNode rows = operator.get("/dashboard/api/checkouts?q=" + id).json().path("rows");
+        assertThat(rows).hasSize(1);
+        return rows.get(0);
+    }
+
     private DashboardSession signedIn() {
         DashboardSession s = new DashboardSession(port);
         assertThat(s.signIn("operator", HttpApi.OPERATOR_KEY)).doesNotContain("error");

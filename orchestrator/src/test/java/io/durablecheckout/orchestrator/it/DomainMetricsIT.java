@@ -117,6 +117,40 @@ class DomainMetricsIT extends IntegrationTestBase {
                 scrape().value("checkout_deadline_overdue_seconds", "state", "confirmed")).isLessThan(60.0));
     }
 
+    /**
+     * A completed checkout later refunded finished once: the refund counts in checkout_refunds_total, and across the
+     * workload started - finished moved as the in-flight gauges' sum did (nothing left in flight: both by zero).
+     */
+    @Test
+    void aRefundAfterCompletionIsNoSecondFinishAndTheCountersAddUp() {
+        await().atMost(Duration.ofSeconds(60)).until(() -> count(
+                "SELECT count(*) FROM checkout_summary WHERE NOT terminal AND state <> 'manual_review'") == 0
+                && count("SELECT count(*) FROM checkout_summary") == createdCheckouts());
+        Prometheus before = scrape();
+        HttpApi.Response r = api.startCheckout("metrics-refund-" + UUID.randomUUID(),
+                HttpApi.checkoutBody("SKU-0043", 1, 990, "tok_approve"));
+        assertThat(r.status()).isEqualTo(202);
+        String id = r.json().get("checkoutId").asText();
+        await().atMost(Duration.ofSeconds(60)).until(() -> count(
+                "SELECT count(*) FROM checkout_summary WHERE checkout_id = ? AND state = 'completed'", id) == 1);
+        HttpApi.Response cancel = api.send("POST", "/api/v1/checkouts/" + id + "/cancel", HttpApi.DEMO_KEY,
+                java.util.Map.of(), "{\"reason\":\"returned the goods\"}");
+        assertThat(cancel.status()).as(cancel.body()).isEqualTo(202);
+        await().atMost(Duration.ofSeconds(60)).until(() -> count(
+                "SELECT count(*) FROM checkout_summary WHERE checkout_id = ? AND state = 'cancelled'", id) == 1);
+        await().atMost(Duration.ofSeconds(10)).until(() ->
+                delta(before, scrape(), "checkout_refunds_total") == 1);
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            Prometheus after = scrape();
+            assertThat(delta(before, after, "checkout_started_total")).isEqualTo(1);
+            assertThat(delta(before, after, "checkout_finished_total", "state", "completed")).isEqualTo(1);
+            assertThat(delta(before, after, "checkout_finished_total", "state", "cancelled"))
+                    .as("a refund after completion is not a second finish").isZero();
+            assertThat(delta(before, after, "checkout_started_total") - delta(before, after, "checkout_finished_total"))
+                    .isEqualTo(delta(before, after, "checkout_in_flight")).isZero();
+        });
+    }
+
     private Prometheus scrape() {
         // actuator needs an operator-read key (SecurityConfiguration.surfaceChain)
         HttpApi.Response r = api.send("GET", "/actuator/prometheus", HttpApi.OPERATOR_KEY, java.util.Map.of(), null);

@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.anyRequestedFor;
@@ -70,6 +71,10 @@ class ExternalIntegrationsIT {
                 "checkout.workflow.max-attempts=3", "checkout.workflow.retry-initial-delay=200ms",
                 "checkout.demo.sku-count=5"));
         api = new HttpApi(node.port());
+        // the merchant's names, as PUT /api/v1/admin/tenants/demo/merchant sets them (this node, on a configured
+        // database, has no admin key; AdminApiIT drives the endpoint), before any checkout reads them
+        db.update("UPDATE tenants SET merchant_name = ?, sender_display_name = ? WHERE tenant_id = 'demo'",
+                "Ada's <Tea> & Co.", "Ada's Tea Shop");
     }
 
     @AfterAll
@@ -112,6 +117,70 @@ class ExternalIntegrationsIT {
                 String.class, id + "/authorize-payment");
         assertThat(api.get("/api/v1/checkouts/" + id).json().path("providerReference").asText()).isEqualTo(intentId);
         assertThat(count("SELECT count(*) FROM simulator_calls")).isZero();
+    }
+
+    /**
+     * Issue 52, acceptance 2: a receipt and a cancellation notice, read at a real SMTP server, show the items by name
+     * with their prices, shipping and a discount, the total, the merchant (on From, by display name), the merchant's
+     * order reference (never the Idempotency-Key), what happened to the money; the notice threads under the receipt.
+     */
+    @Test
+    void theReceiptAndTheCancellationNoticeShowItemsPricesTotalsTheMerchantAndThread() throws Exception {
+        String idempotencyKey = "edges-receipt-" + UUID.randomUUID();
+        String body = """
+                {"items":[{"sku":"SKU-0002","quantity":2,"name":"Blue <mug>","unitPrice":1250},
+                          {"sku":"SKU-0003","quantity":1,"name":"Green tea","unitPrice":999}],
+                 "shipping":495,"discount":200,"orderReference":"ORD-4711",
+                 "amount":{"minor":3794,"currency":"EUR"},"paymentToken":"pm_card_visa",
+                 "customerEmail":"carol@example.com"}""";
+        HttpApi.Response created = api.startCheckout(idempotencyKey, body);
+        assertThat(created.status()).as(created.body()).isEqualTo(202);
+        String id = created.json().get("checkoutId").asText();
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200)).until(() -> count(
+                "SELECT count(*) FROM checkout_summary WHERE checkout_id = ? AND state = 'completed'", id) == 1);
+
+        MimeMessage receipt = receivedFor(id + "/send-receipt").get(0);
+        jakarta.mail.internet.InternetAddress from = (jakarta.mail.internet.InternetAddress) receipt.getFrom()[0];
+        assertThat(from.getAddress()).isEqualTo("receipts@shop.example");
+        assertThat(from.getPersonal()).isEqualTo("Ada's Tea Shop");
+        assertThat(receipt.getSubject()).isEqualTo("Your order ORD-4711 at Ada's <Tea> & Co. is confirmed");
+        String receiptId = "<" + id + ".send-receipt@shop.example>";
+        assertThat(receipt.getMessageID()).isEqualTo(receiptId);
+        String[] receiptParts = alternatives(receipt);
+        assertThat(receiptParts[0]).contains("2 x Blue <mug> (SKU-0002)").contains("12.50 EUR").contains("25.00 EUR")
+                .contains("1 x Green tea (SKU-0003)").contains("9.99 EUR").contains("Shipping").contains("4.95 EUR")
+                .contains("Discount").contains("-2.00 EUR").containsPattern("Total +37.94 EUR")
+                .contains("authorized for 37.94 EUR on ").contains("nothing has been charged yet")
+                .contains("Order reference: ORD-4711").contains("Ada's <Tea> & Co.").doesNotContain(idempotencyKey);
+        assertThat(receiptParts[1]).contains("Blue &lt;mug&gt;").contains("<strong>37.94 EUR</strong>")
+                .contains("Ada&#39;s &lt;Tea&gt; &amp; Co.").doesNotContain("<mug>").doesNotContain(idempotencyKey);
+
+        HttpApi.Response cancel = api.send("POST", "/api/v1/checkouts/" + id + "/cancel", HttpApi.DEMO_KEY, Map.of(),
+                "{\"reason\":\"changed my mind\"}");
+        assertThat(cancel.status()).as(cancel.body()).isEqualTo(202);
+        await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+                .until(() -> receivedFor(id + "/send-cancellation-notice").size() == 1);
+        MimeMessage notice = receivedFor(id + "/send-cancellation-notice").get(0);
+        assertThat(((jakarta.mail.internet.InternetAddress) notice.getFrom()[0]).getPersonal()).isEqualTo("Ada's Tea Shop");
+        assertThat(notice.getSubject()).isEqualTo("Your order ORD-4711 at Ada's <Tea> & Co. was cancelled");
+        assertThat(notice.getHeader("In-Reply-To", null)).isEqualTo(receiptId);
+        assertThat(notice.getHeader("References", null)).isEqualTo(receiptId);
+        assertThat(notice.getMessageID()).isEqualTo("<" + id + ".send-cancellation-notice@shop.example>");
+        String[] noticeParts = alternatives(notice);
+        assertThat(noticeParts[0]).contains("2 x Blue <mug> (SKU-0002)").containsPattern("Total +37.94 EUR")
+                .contains("Refund of 37.94 EUR confirmed on ").contains("you were not charged")
+                .contains("Order reference: ORD-4711").doesNotContain("being returned").doesNotContain(idempotencyKey);
+        assertThat(noticeParts[1]).contains("Blue &lt;mug&gt;").contains("Refund of 37.94 EUR confirmed on ");
+    }
+
+    /** The message's text and HTML: a multipart/alternative of exactly those two. */
+    private static String[] alternatives(MimeMessage message) throws Exception {
+        assertThat(message.getContentType()).startsWith("multipart/alternative");
+        jakarta.mail.internet.MimeMultipart parts = (jakarta.mail.internet.MimeMultipart) message.getContent();
+        assertThat(parts.getCount()).isEqualTo(2);
+        assertThat(parts.getBodyPart(0).getContentType()).startsWith("text/plain");
+        assertThat(parts.getBodyPart(1).getContentType()).startsWith("text/html");
+        return new String[] {(String) parts.getBodyPart(0).getContent(), (String) parts.getBodyPart(1).getContent()};
     }
 
     @Test

@@ -94,7 +94,7 @@ class IsolationMatrixIT extends IntegrationTestBase {
         int cells = 0;
         for (Map.Entry<Endpoint, Access> e : endpoints.entrySet()) {
             Endpoint endpoint = e.getKey();
-            if (e.getValue() == Access.PUBLIC_DEMO) continue; // the simulator: a test double, on only in the demo
+            if (e.getValue() == Access.PUBLIC_DEMO) continue; // static pages, no data (the simulator is not served here)
             String path = endpoint.pattern()
                     .replace("{checkoutId}", own)
                     .replace("{tenantId}", second)
@@ -195,7 +195,6 @@ class IsolationMatrixIT extends IntegrationTestBase {
         if (pattern.startsWith("/api/v1/operator/")) return get ? Access.OPERATOR_READ : Access.OPERATOR_REPAIR;
         if (pattern.equals("/api/v1/checkouts")) return get ? Access.TENANT_LIST : Access.TENANT;
         if (pattern.startsWith("/api/v1/checkouts/")) return get ? Access.TENANT_OR_OPERATOR_READ : Access.TENANT_OWN;
-        if (pattern.startsWith("/simulator/")) return Access.PUBLIC_DEMO;
         if (pattern.startsWith("/v3/api-docs")) return Access.OPERATOR_READ;
         if (pattern.startsWith("/swagger-ui")) return Access.PUBLIC_DEMO; // a static page; its document is protected
         if (pattern.equals("/error") || pattern.equals("/login")) return Access.PUBLIC_DEMO; // no data behind them

@@ -47,7 +47,7 @@ class StartupRefusalIT {
                 .contains("checkout.payments.provider-url")
                 .contains("checkout.simulator.enabled")
                 .contains("checkout.demo.enabled")
-                .contains("checkout.personal-data.key-store")
+                .contains("checkout.personal-data.key-store").contains("the key checkout ids are derived with")
                 .contains("checkout.mail.transport is sink")
                 .doesNotContain("Flyway") // refused before the database is touched
                 .doesNotContain("Tomcat started");

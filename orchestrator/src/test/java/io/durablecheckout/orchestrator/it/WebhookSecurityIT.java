@@ -141,6 +141,48 @@ class WebhookSecurityIT extends IntegrationTestBase {
         assertThat(authorizedEvents(id)).isEqualTo(1);
     }
 
+    /**
+     * Issue 52, acceptance 3: the secret the demo generated is in the standard's form, served to admins only (and
+     * audited); the official library's default constructor, {@code new Webhook(secret)}, signs with it a notification
+     * the product accepts. A notification missing a header is told which one.
+     */
+    @Test
+    void theOfficialLibrarysDefaultConstructorSignsWithTheSecretShownToTheAdminAndMissingHeadersAreNamed()
+            throws Exception {
+        assertThat(secret.value()).as("the demo's generated secret").startsWith("whsec_");
+        for (String notAdmin : List.of(HttpApi.DEMO_KEY, HttpApi.OPERATOR_KEY)) {
+            assertThat(api.send("GET", "/api/v1/admin/webhook-secret", notAdmin, Map.of(), null).status())
+                    .isEqualTo(403);
+        }
+        HttpApi.Response shown = api.send("GET", "/api/v1/admin/webhook-secret", AdminApiIT.ADMIN_KEY, Map.of(), null);
+        assertThat(shown.status()).as(shown.body()).isEqualTo(200);
+        String whsec = shown.json().get("secret").asText();
+        assertThat(whsec).startsWith("whsec_");
+        assertThat(count("SELECT count(*) FROM audit_log WHERE action = 'webhook-secret.show'")).isPositive();
+
+        String id = unknownPaymentCheckout();
+        long now = System.currentTimeMillis() / 1000;
+        String body = notification(id, "demo", 2500, "EUR");
+        String msgId = StandardWebhooksSigner.idOf(body);
+        com.standardwebhooks.Webhook official = new com.standardwebhooks.Webhook(whsec);
+        Map<String, String> headers = StandardWebhooksSigner.headers(msgId, now, official.sign(msgId, now, body));
+
+        for (String header : List.of("webhook-id", "webhook-timestamp", "webhook-signature")) {
+            Map<String, String> without = new java.util.HashMap<>(headers);
+            without.remove(header);
+            HttpApi.Response refused = send(body, without);
+            assertThat(refused.status()).as(refused.body()).isEqualTo(401);
+            assertThat(refused.json().get("type").asText()).endsWith("missing-signature-header");
+            assertThat(refused.json().get("detail").asText()).startsWith("The notification has no " + header + " header");
+        }
+        assertThat(authorizedEvents(id)).isZero();
+
+        HttpApi.Response accepted = send(body, headers);
+        assertThat(accepted.status()).as(accepted.body()).isEqualTo(202);
+        assertThat(accepted.json().get("result").asText()).isEqualTo("delivered");
+        await().atMost(Duration.ofSeconds(10)).until(() -> authorizedEvents(id) == 1);
+    }
+
     @Test
     void stripesWebhookSignedWithTheSdkSettlesTheUnknownPaymentAForgedOrReplayedOneIsRefused() throws Exception {
         String id = unknownPaymentCheckout();

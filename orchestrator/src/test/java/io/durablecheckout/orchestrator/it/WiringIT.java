@@ -1,5 +1,6 @@
 package io.durablecheckout.orchestrator.it;
 
+import io.durablecheckout.orchestrator.axon.saga.AssociationPartitionedSagaManager;
 import io.durablecheckout.orchestrator.it.support.HttpApi;
 import io.durablecheckout.orchestrator.it.support.IntegrationTestBase;
 

@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.durablecheckout.activities.inventory.InventoryAdmin;
 import io.durablecheckout.activities.payments.WebhookSecret;
 import io.durablecheckout.api.values.Step;
-import io.durablecheckout.orchestrator.service.CheckoutService;
 import io.durablecheckout.api.values.TenantId;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -39,6 +38,9 @@ class WorkflowScenariosIT extends IntegrationTestBase {
 
     @Autowired
     InventoryAdmin inventory;
+
+    @Autowired
+    io.durablecheckout.orchestrator.service.CheckoutIds checkoutIds;
 
     @Autowired
     WebhookSecret webhookSecret;
@@ -232,7 +234,7 @@ class WorkflowScenariosIT extends IntegrationTestBase {
     void aCancelBeforeTheStockIsReservedEndsWithNothingHeld() throws Exception {
         String sku = freshSku();
         String key = "it-" + UUID.randomUUID();
-        String id = CheckoutService.checkoutIdFor(new TenantId("demo"), key).value();
+        String id = checkoutIds.idFor(new TenantId("demo"), key).value();
         try (HeldWorkers.Hold hold = held.hold(id, Step.RESERVE_STOCK)) {
             HttpApi.Response r = api.startCheckout(key, checkoutBody(sku, 1, 2500, "tok_approve"));
             assertThat(r.status()).as(r.body()).isEqualTo(202);
@@ -262,7 +264,7 @@ class WorkflowScenariosIT extends IntegrationTestBase {
     void aCancelDuringTheAuthorizationVoidsItOnceItConcludes() throws Exception {
         String sku = freshSku();
         String key = "it-" + UUID.randomUUID();
-        String id = CheckoutService.checkoutIdFor(new TenantId("demo"), key).value();
+        String id = checkoutIds.idFor(new TenantId("demo"), key).value();
         try (HeldWorkers.Hold hold = held.hold(id, Step.AUTHORIZE_PAYMENT)) {
             HttpApi.Response r = api.startCheckout(key, checkoutBody(sku, 1, 2500, "tok_approve"));
             assertThat(r.status()).as(r.body()).isEqualTo(202);

@@ -32,7 +32,7 @@ class EventEvolutionTest {
         assertThat(types).hasSizeGreaterThan(40).allSatisfy(type ->
                 assertThat(type.getAnnotation(Revision.class)).as(type.getSimpleName()).isNotNull());
         assertThat(ActivityRetryScheduledEvent.class.getAnnotation(Revision.class).value()).isEqualTo("2");
-        assertThat(CheckoutCreatedEvent.class.getAnnotation(Revision.class).value()).isEqualTo("2");
+        assertThat(CheckoutCreatedEvent.class.getAnnotation(Revision.class).value()).isEqualTo("3");
     }
 
     @Test
@@ -76,6 +76,37 @@ class EventEvolutionTest {
                 null);
         assertThat(e.policy()).isEqualTo(CheckoutCreatedUpcaster.LEGACY);
         assertThat(e.policy().maxAttempts()).isEqualTo(8);
+    }
+
+    @Test
+    void a_revision_2_creation_is_read_at_revision_3_without_receipt_details_and_a_revision_3_one_keeps_them() {
+        String v2 = "{\"checkoutId\":{\"value\":\"c1\"},\"tenantId\":{\"value\":\"t\"},\"items\":[{\"sku\":"
+                + "{\"value\":\"S\"},\"quantity\":1}],\"amount\":{\"minor\":100,\"currency\":\"EUR\"},"
+                + "\"paymentToken\":\"tok\",\"customerEmail\":\"a@example.com\",\"idempotencyKey\":\"k\","
+                + "\"requestFingerprint\":\"f\",\"createdAt\":\"2026-01-01T10:00:00Z\",\"policy\":"
+                + new String(events.serialize(CheckoutCreatedUpcaster.LEGACY, byte[].class).getData(),
+                StandardCharsets.UTF_8) + "}";
+        // without the upcaster the strict serializer refuses it (a missing property is an error)
+        assertThatThrownBy(() -> read(v2, CheckoutCreatedEvent.class.getName(), "3"))
+                .hasStackTraceContaining("receipt");
+        CheckoutCreatedEvent e = EventUpcasters.deserialize(events, bytes(v2), CheckoutCreatedEvent.class.getName(),
+                "2");
+        assertThat(e.receipt()).isNull();
+        assertThat(e.policy()).isEqualTo(CheckoutCreatedUpcaster.LEGACY);
+        // revision 1 goes through both upcasters
+        String v1 = v2.substring(0, v2.indexOf(",\"policy\"")) + "}";
+        assertThat(EventUpcasters.<CheckoutCreatedEvent>deserialize(events, bytes(v1),
+                CheckoutCreatedEvent.class.getName(), null).receipt()).isNull();
+
+        io.durablecheckout.api.values.ReceiptDetails details = new io.durablecheckout.api.values.ReceiptDetails(
+                "ORD-1", "Ada's Tea", "Ada", List.of(new io.durablecheckout.api.values.ReceiptDetails.Line("S", 1,
+                "Sencha", 100L)), null, null, null);
+        CheckoutCreatedEvent current = new CheckoutCreatedEvent(e.checkoutId(), e.tenantId(), e.items(), e.amount(),
+                e.paymentToken(), e.customerEmail(), e.idempotencyKey(), e.requestFingerprint(), e.createdAt(),
+                e.policy(), details);
+        byte[] stored = events.serialize(current, byte[].class).getData();
+        assertThat((Object) read(new String(stored, StandardCharsets.UTF_8), CheckoutCreatedEvent.class.getName(), "3"))
+                .isEqualTo(current);
     }
 
     private Object read(String json, String type, String revision) {

@@ -1,7 +1,6 @@
 package io.durablecheckout.orchestrator.axon.deadline;
 
 import io.durablecheckout.orchestrator.replay.RecordedInputs;
-import io.durablecheckout.orchestrator.config.DeadlineLagInterceptor;
 import io.durablecheckout.orchestrator.config.ScratchDatabase;
 
 import com.github.kagkarlsson.scheduler.Scheduler;

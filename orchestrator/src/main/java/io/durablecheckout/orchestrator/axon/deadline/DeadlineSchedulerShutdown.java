@@ -1,4 +1,4 @@
-package io.durablecheckout.orchestrator.config;
+package io.durablecheckout.orchestrator.axon.deadline;
 
 import com.github.kagkarlsson.scheduler.Scheduler;
 import org.slf4j.Logger;
@@ -12,14 +12,18 @@ import org.springframework.context.SmartLifecycle;
  * before Axon's own shutdown, the pool and the database. The starter's destroy method, which would stop it a second
  * time (with a warning) at bean destruction, is removed ({@link ShutdownConfiguration}).
  */
-final class DeadlineSchedulerShutdown implements SmartLifecycle {
+public final class DeadlineSchedulerShutdown implements SmartLifecycle {
 
     private static final Logger log = LoggerFactory.getLogger(DeadlineSchedulerShutdown.class);
 
     private final Scheduler scheduler;
     private volatile boolean running;
 
-    DeadlineSchedulerShutdown(Scheduler scheduler) {
+    private final int phase;
+
+    /** @param phase the lifecycle phase it stops in (the wiring orders the stop) */
+    public DeadlineSchedulerShutdown(Scheduler scheduler, int phase) {
+        this.phase = phase;
         this.scheduler = scheduler;
     }
 
@@ -48,6 +52,6 @@ final class DeadlineSchedulerShutdown implements SmartLifecycle {
 
     @Override
     public int getPhase() {
-        return ShutdownConfiguration.DEADLINES_PHASE;
+        return phase;
     }
 }

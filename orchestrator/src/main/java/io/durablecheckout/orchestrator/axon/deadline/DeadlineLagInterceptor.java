@@ -1,4 +1,4 @@
-package io.durablecheckout.orchestrator.config;
+package io.durablecheckout.orchestrator.axon.deadline;
 
 import com.github.kagkarlsson.scheduler.event.ExecutionChain;
 import com.github.kagkarlsson.scheduler.event.ExecutionInterceptor;
