@@ -2,12 +2,17 @@ package io.durablecheckout.orchestrator.config;
 
 import io.durablecheckout.activities.Savepoints;
 import io.durablecheckout.activities.inventory.InventoryAdmin;
+import io.durablecheckout.activities.inventory.InventoryWorker;
 import io.durablecheckout.activities.payments.PaymentProvider;
+import io.durablecheckout.activities.payments.PaymentsWorker;
+import io.durablecheckout.activities.receipts.ReceiptsWorker;
+import io.durablecheckout.api.values.OperationId;
+import io.durablecheckout.api.values.Step;
+import io.durablecheckout.api.values.TenantId;
+import io.durablecheckout.orchestrator.axon.eventstore.ProcessorPositions;
 import io.durablecheckout.orchestrator.checkout.IntentProgress;
 import io.durablecheckout.orchestrator.dashboard.ProviderLookup;
 import io.durablecheckout.orchestrator.deadletter.GuardedRetry;
-import io.durablecheckout.api.values.OperationId;
-import io.durablecheckout.api.values.TenantId;
 import io.durablecheckout.orchestrator.web.StockAdmin;
 import org.axonframework.serialization.Serializer;
 import org.springframework.beans.factory.ObjectProvider;
@@ -56,7 +61,21 @@ class ActivityPorts {
     /** Whether a step's processor has passed an intent: the lease rule's I/O (docs/leases-and-fencing.md). */
     @Bean
     IntentProgress intentProgress(JdbcTemplate jdbc, Serializer serializer) {
-        return new ProcessorIntentProgress(jdbc, serializer);
+        return progressOf(jdbc, serializer);
+    }
+
+    static IntentProgress progressOf(JdbcTemplate jdbc, Serializer serializer) {
+        ProcessorPositions positions = new ProcessorPositions(jdbc, serializer);
+        return (checkout, step, sequenceNumber) -> positions.passed(processorOf(step), checkout.value(), sequenceNumber);
+    }
+
+    /** The processing group whose workers handle {@code step}'s intents (the activities' own names). */
+    static String processorOf(Step step) {
+        return switch (step) {
+            case RESERVE_STOCK, RELEASE_STOCK -> InventoryWorker.PROCESSING_GROUP;
+            case AUTHORIZE_PAYMENT, RECONCILE_PAYMENT, VOID_PAYMENT, REFUND_PAYMENT -> PaymentsWorker.PROCESSING_GROUP;
+            case SEND_RECEIPT, SEND_CANCELLATION_NOTICE -> ReceiptsWorker.PROCESSING_GROUP;
+        };
     }
 
     @Bean

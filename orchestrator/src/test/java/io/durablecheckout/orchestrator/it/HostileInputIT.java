@@ -428,7 +428,10 @@ class HostileInputIT extends IntegrationTestBase {
     private Map<String, Long> snapshot() {
         Map<String, Long> counts = new java.util.TreeMap<>();
         for (String table : jdbc.queryForList("SELECT tablename FROM pg_tables WHERE schemaname = 'public'", String.class)) {
-            counts.put(table, count("SELECT count(*) FROM \"" + table + "\""));
+            // an administrator reading the webhook secret is a read the audit log records by design (decision 102),
+            // not a write the hostile request made: the generator may send that GET with the admin key
+            counts.put(table, count("SELECT count(*) FROM \"" + table + "\""
+                    + (table.equals("audit_log") ? " WHERE action <> 'webhook-secret.show'" : "")));
         }
         return counts;
     }

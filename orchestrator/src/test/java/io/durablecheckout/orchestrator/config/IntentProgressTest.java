@@ -28,16 +28,16 @@ import java.util.Set;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@link ProcessorIntentProgress} on a real PostgreSQL event store and token store (Axon's own JDBC stores, the
+ * The lease rule's {@code IntentProgress} ({@link ActivityPorts#progressOf}, over {@code ProcessorPositions}) on a real PostgreSQL event store and token store (Axon's own JDBC stores, the
  * product's serializer): an intent counts as passed only when every segment of its step's processor is past its
  * global index, and not while it is a gap of a segment's token.
  */
-class ProcessorIntentProgressTest {
+class IntentProgressTest {
 
     static ScratchDatabase database;
     static JdbcTemplate jdbc;
     static JdbcTokenStore tokens;
-    static ProcessorIntentProgress progress;
+    static io.durablecheckout.orchestrator.checkout.IntentProgress progress;
     static final CheckoutId CHECKOUT = new CheckoutId("co_progress");
     static long intentIndex;
 
@@ -62,7 +62,7 @@ class ProcessorIntentProgressTest {
                 + "AND sequencenumber = 1", Long.class, CHECKOUT.value());
         tokens = JdbcTokenStore.builder().connectionProvider(connections).serializer(serializer)
                 .schema(new TokenSchema()).contentType(byte[].class).nodeId("test-node").build();
-        progress = new ProcessorIntentProgress(jdbc, serializer);
+        progress = ActivityPorts.progressOf(jdbc, serializer);
     }
 
     @AfterAll
@@ -137,7 +137,7 @@ class ProcessorIntentProgressTest {
         assertThat(passed(Step.VOID_PAYMENT)).isTrue();
         assertThat(passed(Step.SEND_CANCELLATION_NOTICE)).isFalse();
         assertThat(progress.passed(CHECKOUT, Step.VOID_PAYMENT, 7)).as("no such event").isFalse();
-        assertThat(ProcessorIntentProgress.processorOf(Step.RECONCILE_PAYMENT)).isEqualTo("payments");
-        assertThat(ProcessorIntentProgress.processorOf(Step.RESERVE_STOCK)).isEqualTo("inventory");
+        assertThat(ActivityPorts.processorOf(Step.RECONCILE_PAYMENT)).isEqualTo("payments");
+        assertThat(ActivityPorts.processorOf(Step.RESERVE_STOCK)).isEqualTo("inventory");
     }
 }
