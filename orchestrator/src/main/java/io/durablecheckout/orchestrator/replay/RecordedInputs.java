@@ -246,7 +246,7 @@ public final class RecordedInputs {
     }
 
     /** The time the command carries; the aggregate reads it as "now". */
-    static Instant at(CheckoutCommand command) {
+    public static Instant at(CheckoutCommand command) {
         if (command instanceof StartCheckoutCommand c) {
             return c.requestedAt();
         } else if (command instanceof RecordActivityResultCommand c) {

@@ -168,22 +168,9 @@ final class DeciderSpec {
         facts = facts.evolve(event);
     }
 
-    /** The time the shell passes with a command. */
+    /** The time the shell passes with a command: the one the command carries, as replay reads it. */
     static Instant timeOf(Object command) {
-        if (command instanceof RecordActivityResultCommand c) {
-            return c.observedAt();
-        } else if (command instanceof RenewLeaseCommand c) {
-            return c.observedAt();
-        } else if (command instanceof RequestCancellationCommand c) {
-            return c.requestedAt();
-        } else if (command instanceof ResolveManualReviewCommand c) {
-            return c.resolvedAt();
-        } else if (command instanceof RetryActivityCommand c) {
-            return c.requestedAt();
-        } else if (command instanceof RecordProviderNotificationCommand c) {
-            return c.receivedAt();
-        }
-        throw new IllegalArgumentException("not a command of a started checkout: " + command);
+        return io.durablecheckout.orchestrator.replay.RecordedInputs.at((io.durablecheckout.api.command.CheckoutCommand) command);
     }
 
     /** What the input decided. Each assertion is exact: {@code events(a, b)} means those two, in that order. */
