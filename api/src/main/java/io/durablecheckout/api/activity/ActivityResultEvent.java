@@ -26,7 +26,10 @@ public sealed interface ActivityResultEvent permits
         ReceiptDeliverySucceededEvent,
         CancellationNoticeDeliverySucceededEvent,
         ActivityAttemptFailedEvent,
-        StaleOwnerRejectedEvent {
+        StaleOwnerRejectedEvent,
+        PaymentCaptureSucceededEvent,
+        PaymentCaptureDeclinedEvent,
+        PaymentCaptureOutcomeUnknownEvent {
 
     CheckoutId checkoutId();
 

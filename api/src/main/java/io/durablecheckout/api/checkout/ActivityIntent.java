@@ -12,7 +12,7 @@ import io.durablecheckout.api.values.TenantId;
 public sealed interface ActivityIntent permits
         StockReservationRequestedEvent, PaymentAuthorizationRequestedEvent, PaymentReconciliationRequestedEvent,
         ReceiptRequestedEvent, StockReleaseRequestedEvent, PaymentVoidRequestedEvent, PaymentRefundRequestedEvent,
-        CancellationNoticeRequestedEvent {
+        CancellationNoticeRequestedEvent, PaymentCaptureRequestedEvent {
 
     CheckoutId checkoutId();
 

@@ -6,5 +6,9 @@ public enum CancellationReason {
     UNKNOWN_SKU,
     PAYMENT_DECLINED,
     CUSTOMER_REQUEST,
-    OPERATOR_REQUEST
+    OPERATOR_REQUEST,
+    /** The provider refused the capture for good (rules version 3 on). */
+    CAPTURE_DECLINED,
+    /** The authorization's hold lapsed before anyone captured it (rules version 3 on). */
+    HOLD_EXPIRED
 }

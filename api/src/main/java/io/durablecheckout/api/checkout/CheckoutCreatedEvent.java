@@ -16,9 +16,10 @@ import org.axonframework.serialization.Revision;
  * @param policy the workflow policy fixed for this checkout when it was created (decisions read it, not configuration);
  *               added in revision 2 (revision 1 events are read with the policy version 1 defaults, an upcaster)
  * @param receipt what the receipt shows beyond SKUs and amount (names, prices, merchant, order reference); added in
- *                revision 3 (older events are read with null: receipts then show SKUs only)
+ *                revision 3 (older events are read with null: receipts then show SKUs only); revision 4's policy
+ *                adds the capture mode and hold validity (older: null, read by rules before capture never)
  */
-@Revision("3")
+@Revision("4")
 public record CheckoutCreatedEvent(CheckoutId checkoutId, TenantId tenantId, List<LineItem> items, Money amount,
                                    String paymentToken, String customerEmail, String idempotencyKey,
                                    String requestFingerprint, Instant createdAt,

@@ -40,7 +40,11 @@ public sealed interface CheckoutEvent permits
         ActivityLeaseExpiredEvent,
         ActivityLeaseRenewedEvent,
         ActivityLeaseDeferredEvent,
-        ActivityResultRejectedEvent {
+        ActivityResultRejectedEvent,
+        PaymentCaptureRequestedEvent,
+        PaymentCapturedEvent,
+        PaymentCaptureFailedEvent,
+        CaptureAwaitedEvent {
 
     CheckoutId checkoutId();
 }

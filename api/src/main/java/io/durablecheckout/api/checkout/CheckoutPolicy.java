@@ -1,5 +1,7 @@
 package io.durablecheckout.api.checkout;
 
+import io.durablecheckout.api.values.CaptureMode;
+
 import java.time.Duration;
 import java.util.Objects;
 
@@ -9,11 +11,30 @@ import java.util.Objects;
  *
  * @param version the version of the rules that read these values; a rule change that must not apply to older
  *                histories bumps it and keeps the old rule for them
+ * @param capture when the payment is captured (version 3 on; {@code null} before: no capture step)
+ * @param holdValidity how long the provider holds an authorization before it lapses (version 3 on)
  */
 public record CheckoutPolicy(int version, Duration leaseDuration, Duration paymentLeaseDuration,
                              Duration retryInitialDelay, Duration retryMaxDelay, int maxAttempts,
                              Duration reconciliationInitialDelay, Duration reconciliationMaxDelay,
-                             int reconciliationMaxLookups) {
+                             int reconciliationMaxLookups, CaptureMode capture, Duration holdValidity) {
+
+    /** A policy of the rules before capture (version 1 and 2 histories, and tests of them). */
+    public CheckoutPolicy(int version, Duration leaseDuration, Duration paymentLeaseDuration,
+                          Duration retryInitialDelay, Duration retryMaxDelay, int maxAttempts,
+                          Duration reconciliationInitialDelay, Duration reconciliationMaxDelay,
+                          int reconciliationMaxLookups) {
+        this(version, leaseDuration, paymentLeaseDuration, retryInitialDelay, retryMaxDelay, maxAttempts,
+                reconciliationInitialDelay, reconciliationMaxDelay, reconciliationMaxLookups, null, null);
+    }
+
+    /** The same values with {@code mode} as the capture mode. */
+    public CheckoutPolicy capturing(CaptureMode mode) {
+        return new CheckoutPolicy(version, leaseDuration, paymentLeaseDuration, retryInitialDelay, retryMaxDelay,
+                maxAttempts, reconciliationInitialDelay, reconciliationMaxDelay, reconciliationMaxLookups, mode,
+                holdValidity);
+    }
+
     public CheckoutPolicy {
         if (version < 1) throw new IllegalArgumentException("policy version must be >= 1, was " + version);
         Objects.requireNonNull(leaseDuration, "leaseDuration");

@@ -10,6 +10,8 @@ public enum Step {
     /** A lookup at the provider under the authorization's original operation id; never a new authorization. */
     RECONCILE_PAYMENT("reconcile-payment", false),
     SEND_RECEIPT("send-receipt", false),
+    /** Takes the authorized money (rules version 3 on); a new operation of its own, never a second authorization. */
+    CAPTURE_PAYMENT("capture-payment", false),
     RELEASE_STOCK("release-stock", true),
     VOID_PAYMENT("void-payment", true),
     REFUND_PAYMENT("refund-payment", true),

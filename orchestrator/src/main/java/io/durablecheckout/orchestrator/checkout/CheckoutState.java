@@ -8,6 +8,9 @@ public enum CheckoutState {
     STOCK_RESERVED(false),
     PAYMENT_AUTHORIZED(false),
     CONFIRMED(false),
+    /** The receipt is sent; the payment waits to be captured by the tenant (deferred capture) or its hold lapses. */
+    AWAITING_CAPTURE(false),
+    CAPTURE_PENDING(false),
     COMPLETED(true),
     PAYMENT_DECLINED(false),
     PAYMENT_UNKNOWN(false),

@@ -3,6 +3,9 @@ package io.durablecheckout.orchestrator.checkout;
 import io.durablecheckout.api.activity.ActivityResultEvent;
 import io.durablecheckout.api.activity.CancellationNoticeDeliverySucceededEvent;
 import io.durablecheckout.api.activity.PaymentAuthorizationSucceededEvent;
+import io.durablecheckout.api.activity.PaymentCaptureSucceededEvent;
+import io.durablecheckout.api.checkout.PaymentCaptureRequestedEvent;
+import io.durablecheckout.api.checkout.PaymentCapturedEvent;
 import io.durablecheckout.api.activity.PaymentRefundSucceededEvent;
 import io.durablecheckout.api.activity.PaymentVoidSucceededEvent;
 import io.durablecheckout.api.activity.ReceiptDeliverySucceededEvent;
@@ -38,6 +41,7 @@ import java.util.function.BiFunction;
 import java.util.function.Predicate;
 
 import static io.durablecheckout.api.values.Step.AUTHORIZE_PAYMENT;
+import static io.durablecheckout.api.values.Step.CAPTURE_PAYMENT;
 import static io.durablecheckout.api.values.Step.RECONCILE_PAYMENT;
 import static io.durablecheckout.api.values.Step.REFUND_PAYMENT;
 import static io.durablecheckout.api.values.Step.RELEASE_STOCK;
@@ -250,6 +254,16 @@ public final class Workflow {
                     .pendingIn(CheckoutState.CONFIRMED, "receipt")
                     .reportedBy(ReceiptDeliverySucceededEvent.class, ReceiptSentEvent.class, "sent",
                             (id, r) -> new ReceiptSentEvent(id, r.operationId(), r.fencingToken()))
+                    .on(SUCCEEDED, Then.completeThen(Then.NOTHING))
+                    .whenCancelling(Then.completeThen(Then.of(COMPENSATE))),
+            row(CAPTURE_PAYMENT, PaymentCaptureRequestedEvent.class,
+                    (o, n, lease) -> new PaymentCaptureRequestedEvent(o.checkoutId(), o.tenantId(),
+                            OperationId.of(o.checkoutId(), AUTHORIZE_PAYMENT), o.amount(), lease))
+                    .pendingIn(CheckoutState.CAPTURE_PENDING, "payment capture")
+                    .reportedBy(PaymentCaptureSucceededEvent.class, PaymentCapturedEvent.class, "captured",
+                            (id, r) -> new PaymentCapturedEvent(id, r.operationId(), r.fencingToken(),
+                                    r.providerReference(), r.amount()))
+                    .leasedAsPayment()
                     .on(SUCCEEDED, Then.completeThen(Then.NOTHING))
                     .whenCancelling(Then.completeThen(Then.of(COMPENSATE))));
 

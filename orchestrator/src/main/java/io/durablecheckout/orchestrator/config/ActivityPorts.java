@@ -73,7 +73,7 @@ class ActivityPorts {
     static String processorOf(Step step) {
         return switch (step) {
             case RESERVE_STOCK, RELEASE_STOCK -> InventoryWorker.PROCESSING_GROUP;
-            case AUTHORIZE_PAYMENT, RECONCILE_PAYMENT, VOID_PAYMENT, REFUND_PAYMENT -> PaymentsWorker.PROCESSING_GROUP;
+            case AUTHORIZE_PAYMENT, RECONCILE_PAYMENT, CAPTURE_PAYMENT, VOID_PAYMENT, REFUND_PAYMENT -> PaymentsWorker.PROCESSING_GROUP;
             case SEND_RECEIPT, SEND_CANCELLATION_NOTICE -> ReceiptsWorker.PROCESSING_GROUP;
         };
     }

@@ -200,6 +200,10 @@ class OneFoldPropertyTest {
                     PaymentLookupOutcome.values()[choice % PaymentLookupOutcome.values().length], "psp-l-" + choice,
                     null), failed);
             case SEND_RECEIPT -> List.of(new ReceiptDeliverySucceededEvent(ID, op, token), failed);
+            case CAPTURE_PAYMENT -> List.of(new io.durablecheckout.api.activity.PaymentCaptureSucceededEvent(ID, op, token,
+                    "psp-c", new io.durablecheckout.api.values.Money(1000, "EUR")), failed,
+                    new io.durablecheckout.api.activity.PaymentCaptureDeclinedEvent(ID, op, token, "hold lapsed"),
+                    new io.durablecheckout.api.activity.PaymentCaptureOutcomeUnknownEvent(ID, op, token, "timeout"));
             case VOID_PAYMENT -> List.of(new PaymentVoidSucceededEvent(ID, op, token, "psp-v"), failed);
             case REFUND_PAYMENT -> List.of(new PaymentRefundSucceededEvent(ID, op, token, "psp-r"), failed);
             case RELEASE_STOCK -> List.of(new StockReleaseSucceededEvent(ID, op, token), failed);

@@ -232,6 +232,8 @@ class CorpusRecorderTest {
                 case RESERVE_STOCK -> new StockReservationSucceededEvent(id, op, token);
                 case AUTHORIZE_PAYMENT -> new PaymentAuthorizationSucceededEvent(id, op, token, "psp-auth-7");
                 case SEND_RECEIPT -> new ReceiptDeliverySucceededEvent(id, op, token);
+                case CAPTURE_PAYMENT -> new io.durablecheckout.api.activity.PaymentCaptureSucceededEvent(id, op, token,
+                        "psp-capture-7", ((io.durablecheckout.api.checkout.PaymentCaptureRequestedEvent) intent).amount());
                 case RELEASE_STOCK -> new StockReleaseSucceededEvent(id, op, token);
                 case VOID_PAYMENT -> new PaymentVoidSucceededEvent(id, op, token, "psp-void-7");
                 case REFUND_PAYMENT -> new PaymentRefundSucceededEvent(id, op, token, "psp-refund-7");
