@@ -139,12 +139,14 @@ public class StripePaymentProvider implements PaymentProvider {
                         + authorizationOperationId);
             }
             PaymentIntent current = stripe.v1().paymentIntents().retrieve(id.get());
-            if (!"requires_capture".equals(current.getStatus()) && !mutants.captureKeyPerAttempt()) {
-                return captureAnswer(current);
-            }
-            if (current.getAmountCapturable() != null && amount.minor() > current.getAmountCapturable()) {
-                return new CaptureAnswer(CaptureStatus.DECLINED, current.getId(), null, "stripe capture: "
-                        + amount.minor() + " above amount_capturable " + current.getAmountCapturable());
+            if (!mutants.captureKeyPerAttempt()) { // the mutant's fresh key goes to Stripe whatever the state
+                if (!"requires_capture".equals(current.getStatus())) {
+                    return captureAnswer(current);
+                }
+                if (current.getAmountCapturable() != null && amount.minor() > current.getAmountCapturable()) {
+                    return new CaptureAnswer(CaptureStatus.DECLINED, current.getId(), null, "stripe capture: "
+                            + amount.minor() + " above amount_capturable " + current.getAmountCapturable());
+                }
             }
             return captureAnswer(stripe.v1().paymentIntents().capture(id.get(), PaymentIntentCaptureParams.builder()
                     .setAmountToCapture(amount.minor()).build(), key(captureOperationId.value())));
