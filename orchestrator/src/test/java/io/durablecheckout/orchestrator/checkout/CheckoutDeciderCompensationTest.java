@@ -37,6 +37,9 @@ import org.junit.jupiter.api.Test;
 import java.time.Instant;
 import java.util.List;
 
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.captureSucceeded;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.CAPTURED_AT;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.underRules2;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.AMOUNT;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.AUTHORIZED_AT;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.EMAIL;
@@ -325,9 +328,19 @@ class CheckoutDeciderCompensationTest {
         }
 
         @Test
-        void the_receipt_completes_the_checkout_and_the_refund_follows() {
+        void the_receipt_is_followed_by_a_void_because_nothing_was_captured() {
             Instant sentAt = RECEIPT_AT.plusSeconds(1);
             given(concat(confirmedHistory(), CANCEL_REQUESTED))
+                    .when(record(receiptDelivered(1), sentAt))
+                    .events(
+                            new ReceiptSentEvent(ID, op(Step.SEND_RECEIPT), token(1)),
+                            voidRequested(sentAt));
+        }
+
+        @Test
+        void under_rules_2_the_receipt_completes_the_checkout_and_the_refund_follows() {
+            Instant sentAt = RECEIPT_AT.plusSeconds(1);
+            given(concat(underRules2(confirmedHistory()), CANCEL_REQUESTED))
                     .when(record(receiptDelivered(1), sentAt))
                     .events(
                             new ReceiptSentEvent(ID, op(Step.SEND_RECEIPT), token(1)),
@@ -420,6 +433,7 @@ class CheckoutDeciderCompensationTest {
                             record(stockReservationSucceeded(1), RESERVED_AT),
                             record(authorizationSucceeded(1), AUTHORIZED_AT),
                             record(receiptDelivered(1), RECEIPT_AT),
+                            record(captureSucceeded(1), CAPTURED_AT),
                             cancel(cancelAt),
                             record(new PaymentRefundSucceededEvent(ID, op(Step.REFUND_PAYMENT), token(1), "psp-refund-1"),
                                     refundedAt),

@@ -43,6 +43,7 @@ import java.util.List;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.AUTHORIZED_AT;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.AMOUNT;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.ID;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.confirmed;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.MAX_LOOKUPS;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.PAYMENT_LEASE;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.RECONCILIATION_INITIAL;
@@ -189,7 +190,7 @@ class CheckoutDeciderReconciliationTest {
                     .when(record(lookupAnswered(1, PaymentLookupOutcome.AUTHORIZED, "psp-auth-77"), answeredAt(1)))
                     .events(
                             new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-auth-77"),
-                            new CheckoutConfirmedEvent(ID),
+                            confirmed(answeredAt(1)),
                             receiptRequested(1, answeredAt(1)));
         }
 
@@ -304,7 +305,7 @@ class CheckoutDeciderReconciliationTest {
             given(outcomeUnknownHistory())
                     .when(notification(PaymentLookupOutcome.AUTHORIZED, "evt-1"))
                     .events(new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-77"),
-                            new CheckoutConfirmedEvent(ID), receiptRequested(1, receivedAt));
+                            confirmed(receivedAt), receiptRequested(1, receivedAt));
         }
 
         @Test
@@ -399,7 +400,7 @@ class CheckoutDeciderReconciliationTest {
                             new ManualReviewResolvedEvent(ID, ManualResolution.AUTHORIZED, "psp-auth-99",
                                     "captured in the provider dashboard"),
                             new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-auth-99"),
-                            new CheckoutConfirmedEvent(ID),
+                            confirmed(resolvedAt),
                             receiptRequested(1, resolvedAt));
         }
 
@@ -444,7 +445,7 @@ class CheckoutDeciderReconciliationTest {
                     .events(
                             new ManualReviewResolvedEvent(ID, ManualResolution.AUTHORIZED, "psp-auth-99", "seen"),
                             new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(2), "psp-auth-99"),
-                            new CheckoutConfirmedEvent(ID),
+                            confirmed(resolvedAt),
                             receiptRequested(1, resolvedAt));
         }
 
@@ -518,7 +519,7 @@ class CheckoutDeciderReconciliationTest {
                             new ManualReviewResolvedEvent(ID, ManualResolution.AUTHORIZED, "psp-late-1",
                                     "the provider notified it"),
                             new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-late-1"),
-                            new CheckoutConfirmedEvent(ID),
+                            confirmed(resolvedAt),
                             receiptRequested(1, resolvedAt));
         }
 
@@ -559,7 +560,7 @@ class CheckoutDeciderReconciliationTest {
                             resolvedAt))
                     .events(new ManualReviewResolvedEvent(ID, ManualResolution.AUTHORIZED, "psp-latest", "notified"),
                             new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-latest"),
-                            new CheckoutConfirmedEvent(ID),
+                            confirmed(resolvedAt),
                             receiptRequested(1, resolvedAt));
         }
 

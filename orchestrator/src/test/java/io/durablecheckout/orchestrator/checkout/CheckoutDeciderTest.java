@@ -35,9 +35,18 @@ import org.junit.jupiter.api.Test;
 import java.time.Instant;
 import java.util.List;
 
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.holdTimer;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.captureRequested;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.captureSucceeded;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.capturePendingHistory;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.CAPTURED_AT;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.CAPTURE_REF;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.underRules2;
+import io.durablecheckout.api.checkout.PaymentCapturedEvent;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.AMOUNT;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.AUTHORIZED_AT;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.ID;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.confirmed;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.ITEMS;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.LEASE;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.PAYMENT_LEASE;
@@ -151,15 +160,34 @@ class CheckoutDeciderTest {
             given(stockReservedHistory())
                     .when(record(authorizationSucceeded(1), AUTHORIZED_AT))
                     .events(new PaymentAuthorizedEvent(ID, op(Step.AUTHORIZE_PAYMENT), token(1), PROVIDER_REF),
-                            new CheckoutConfirmedEvent(ID),
+                            confirmed(AUTHORIZED_AT),
                             receiptRequested(1, AUTHORIZED_AT))
                     .cancels(leaseTimer(Step.AUTHORIZE_PAYMENT, 1, RESERVED_AT))
-                    .schedules(leaseTimerDue(Step.SEND_RECEIPT, 1, AUTHORIZED_AT.plus(LEASE)));
+                    .schedules(holdTimer(AUTHORIZED_AT), leaseTimerDue(Step.SEND_RECEIPT, 1, AUTHORIZED_AT.plus(LEASE)));
         }
 
         @Test
-        void receipt_sent_completes_the_checkout() {
+        void receipt_sent_captures_the_payment_under_its_own_operation_id() {
             given(confirmedHistory())
+                    .when(record(receiptDelivered(1), RECEIPT_AT))
+                    .events(new ReceiptSentEvent(ID, op(Step.SEND_RECEIPT), token(1)), captureRequested(1, RECEIPT_AT))
+                    .cancels(leaseTimer(Step.SEND_RECEIPT, 1, AUTHORIZED_AT))
+                    .schedules(leaseTimerDue(Step.CAPTURE_PAYMENT, 1, RECEIPT_AT.plus(PAYMENT_LEASE)));
+        }
+
+        @Test
+        void the_capture_completes_the_checkout_and_closes_the_hold() {
+            given(capturePendingHistory())
+                    .when(record(captureSucceeded(1), CAPTURED_AT))
+                    .events(new PaymentCapturedEvent(ID, op(Step.CAPTURE_PAYMENT), token(1), CAPTURE_REF, AMOUNT),
+                            new CheckoutCompletedEvent(ID))
+                    .cancels(leaseTimer(Step.CAPTURE_PAYMENT, 1, RECEIPT_AT), holdTimer(AUTHORIZED_AT))
+                    .schedulesNothing();
+        }
+
+        @Test
+        void under_rules_2_the_receipt_completed_the_checkout_without_a_capture() {
+            given(underRules2(confirmedHistory()))
                     .when(record(receiptDelivered(1), RECEIPT_AT))
                     .events(new ReceiptSentEvent(ID, op(Step.SEND_RECEIPT), token(1)), new CheckoutCompletedEvent(ID))
                     .cancels(leaseTimer(Step.SEND_RECEIPT, 1, AUTHORIZED_AT))
@@ -202,9 +230,11 @@ class CheckoutDeciderTest {
         void a_completed_checkout_leaves_no_timer_behind() {
             started()
                     .andDecided(record(stockReservationSucceeded(1), RESERVED_AT),
-                            record(authorizationSucceeded(1), AUTHORIZED_AT))
-                    .when(record(receiptDelivered(1), RECEIPT_AT))
-                    .events(new ReceiptSentEvent(ID, op(Step.SEND_RECEIPT), token(1)), new CheckoutCompletedEvent(ID))
+                            record(authorizationSucceeded(1), AUTHORIZED_AT),
+                            record(receiptDelivered(1), RECEIPT_AT))
+                    .when(record(captureSucceeded(1), CAPTURED_AT))
+                    .events(new PaymentCapturedEvent(ID, op(Step.CAPTURE_PAYMENT), token(1), CAPTURE_REF, AMOUNT),
+                            new CheckoutCompletedEvent(ID))
                     .leavesNoTimers();
         }
 
@@ -214,8 +244,9 @@ class CheckoutDeciderTest {
                     .andDecided(new RenewLeaseCommand(ID, new ActivityHeartbeatEvent(ID, Step.RESERVE_STOCK,
                             op(Step.RESERVE_STOCK), token(1)), T0.plusSeconds(5)))
                     .andDecided(record(stockReservationSucceeded(1), T0.plusSeconds(6)),
-                            record(authorizationSucceeded(1), T0.plusSeconds(7)))
-                    .when(record(receiptDelivered(1), T0.plusSeconds(8)))
+                            record(authorizationSucceeded(1), T0.plusSeconds(7)),
+                            record(receiptDelivered(1), T0.plusSeconds(8)))
+                    .when(record(captureSucceeded(1), T0.plusSeconds(9)))
                     .leavesNoTimers();
         }
     }

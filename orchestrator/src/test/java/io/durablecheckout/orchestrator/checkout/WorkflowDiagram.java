@@ -106,6 +106,8 @@ final class WorkflowDiagram {
             case CANCEL -> "`cancelled` (the result's reason)";
             case RECONCILE -> "reconcile (a lookup under the original operation id)";
             case LOOK_AGAIN -> "another lookup, or manual review once the lookups are used up";
+            case CAPTURE -> "`capture-payment` (on confirmation), or `awaiting_capture` (deferred)";
+            case RETRY -> "ask again under the same operation id after a back-off (attempt budget)";
             case NONE -> "";
         };
         boolean more = then.next() != null && then.next().move() != Workflow.Move.NONE;
@@ -132,6 +134,18 @@ final class WorkflowDiagram {
             }
             case COMPENSATE -> {
                 compensate(row.pendingState(), row.step(), why, facts, next);
+                return;
+            }
+            case CAPTURE -> {
+                arrow(row.pendingState(), CheckoutState.CAPTURE_PENDING,
+                        why + ", capture on confirmation / " + join(next, "PaymentCaptureRequestedEvent"));
+                arrow(row.pendingState(), CheckoutState.AWAITING_CAPTURE,
+                        why + ", deferred capture / " + join(next, "CaptureAwaitedEvent"));
+                return;
+            }
+            case RETRY -> {
+                arrow(row.pendingState(), row.pendingState(),
+                        why + " / " + join(next, "ActivityRetryScheduledEvent"));
                 return;
             }
             case NONE -> {
