@@ -456,13 +456,7 @@ public final class CheckoutDecider {
         switch (then.move()) {
             case ISSUE -> issue(then.step(), now);
             case CONFIRM -> confirm(now);
-            case CAPTURE -> {
-                if (s.capture() == CaptureMode.DEFERRED) {
-                    apply(new CaptureAwaitedEvent(s.checkoutId(), s.holdExpiresAt()));
-                } else {
-                    issue(Step.CAPTURE_PAYMENT, now);
-                }
-            }
+            case CONTINUE -> continueAfter(outcome.step(), now);
             case RETRY -> retryOrReview(outcome.step(), s.run(outcome.step()), outcome.detail(), now);
             case COMPLETE -> {
                 closeHold();
@@ -492,6 +486,24 @@ public final class CheckoutDecider {
         Instant holdExpiresAt = now.plus(s.policy().holdValidity());
         schedule.add(Timer.holdExpiry(holdExpiresAt));
         apply(new CheckoutConfirmedEvent(s.checkoutId(), holdExpiresAt));
+    }
+
+    /**
+     * The next of what follows a confirmation after {@code concluded} (the authorization or its lookup: the first),
+     * in the checkout's capture mode's order; completed when none is left. A deferred capture is not issued: the
+     * checkout awaits the tenant's capture call.
+     */
+    private void continueAfter(Step concluded, Instant now) {
+        List<Step> order = Workflow.afterConfirmation(s.capture(), s.rulesVersion());
+        int next = order.indexOf(concluded) + 1; // -1 + 1: a payment step concluded, the first comes next
+        if (next >= order.size()) {
+            closeHold();
+            apply(new CheckoutCompletedEvent(s.checkoutId()));
+        } else if (order.get(next) == Step.CAPTURE_PAYMENT && s.capture() == CaptureMode.DEFERRED) {
+            apply(new CaptureAwaitedEvent(s.checkoutId(), s.holdExpiresAt()));
+        } else {
+            issue(order.get(next), now);
+        }
     }
 
     /** Issues the first compensation still owed after {@code concluded} (null: any); none left: cancelled. */

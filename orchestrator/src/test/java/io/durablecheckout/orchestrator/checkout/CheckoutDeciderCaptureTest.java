@@ -67,6 +67,23 @@ class CheckoutDeciderCaptureTest {
         }
 
         @Test
+        void after_the_void_and_the_release_the_checkout_is_cancelled_for_the_capture_without_a_notice() {
+            DeciderSpec.started()
+                    .andDecided(record(stockReservationSucceeded(1), RESERVED_AT),
+                            record(authorizationSucceeded(1), AUTHORIZED_AT),
+                            record(new PaymentCaptureDeclinedEvent(ID, op(Step.CAPTURE_PAYMENT), token(1), "expired"),
+                                    CAPTURED_AT),
+                            record(new io.durablecheckout.api.activity.PaymentVoidSucceededEvent(ID,
+                                    op(Step.VOID_PAYMENT), token(1), "psp-void"), CAPTURED_AT.plusSeconds(1)))
+                    .when(record(new io.durablecheckout.api.activity.StockReleaseSucceededEvent(ID,
+                            op(Step.RELEASE_STOCK), token(1)), CAPTURED_AT.plusSeconds(2)))
+                    .events(new io.durablecheckout.api.checkout.StockReleasedEvent(ID, op(Step.RELEASE_STOCK), token(1)),
+                            new io.durablecheckout.api.checkout.CheckoutCancelledEvent(ID,
+                                    CancellationReason.CAPTURE_DECLINED, "expired"))
+                    .leavesNoTimers();
+        }
+
+        @Test
         void a_capture_timeout_asks_again_under_the_same_operation_id_never_a_new_one() {
             Instant retryAt = CAPTURED_AT.plus(POLICY.retryDelay(1));
             given(capturePendingHistory())
@@ -92,7 +109,6 @@ class CheckoutDeciderCaptureTest {
             DeciderSpec.started()
                     .andDecided(record(stockReservationSucceeded(1), RESERVED_AT),
                             record(authorizationSucceeded(1), AUTHORIZED_AT),
-                            record(receiptDelivered(1), RECEIPT_AT),
                             record(unknown(1), CAPTURED_AT))
                     .andDecided(DeciderSpec.retryTimer(Step.CAPTURE_PAYMENT, 1, CAPTURED_AT.plus(POLICY.retryDelay(1))))
                     .andDecided(record(unknown(2), CAPTURED_AT.plusSeconds(10)))
@@ -116,7 +132,7 @@ class CheckoutDeciderCaptureTest {
 
         @Test
         void a_capture_call_is_not_needed_and_refused_before_the_capture_runs() {
-            given(confirmedHistory())
+            given(stockReservedHistory())
                     .when(capture(null, CALLED_AT))
                     .refused("only a deferred capture is called for");
         }
@@ -137,8 +153,25 @@ class CheckoutDeciderCaptureTest {
     class Deferred {
 
         @Test
+        void the_authorization_sends_the_receipt_first() {
+            given(deferred(stockReservedHistory()))
+                    .when(record(authorizationSucceeded(1), AUTHORIZED_AT))
+                    .events(new io.durablecheckout.api.checkout.PaymentAuthorizedEvent(ID, op(Step.AUTHORIZE_PAYMENT),
+                            token(1), PROVIDER_REF), confirmed(AUTHORIZED_AT), receiptRequested(1, AUTHORIZED_AT));
+        }
+
+        @Test
+        void the_captured_payment_completes_the_checkout() {
+            given(concat(awaitingCaptureHistory(), captureOf(AMOUNT, CALLED_AT)))
+                    .when(record(new PaymentCaptureSucceededEvent(ID, op(Step.CAPTURE_PAYMENT), token(1), CAPTURE_REF,
+                            AMOUNT), CALLED_AT.plusSeconds(1)))
+                    .events(new PaymentCapturedEvent(ID, op(Step.CAPTURE_PAYMENT), token(1), CAPTURE_REF, AMOUNT),
+                            new CheckoutCompletedEvent(ID));
+        }
+
+        @Test
         void the_receipt_leaves_the_payment_awaiting_capture_until_the_hold_lapses() {
-            given(deferred(confirmedHistory()))
+            given(deferredConfirmedHistory())
                     .when(record(receiptDelivered(1), RECEIPT_AT))
                     .events(new ReceiptSentEvent(ID, op(Step.SEND_RECEIPT), token(1)),
                             new CaptureAwaitedEvent(ID, AUTHORIZED_AT.plus(POLICY.holdValidity())))
@@ -179,14 +212,14 @@ class CheckoutDeciderCaptureTest {
 
         @Test
         void a_capture_before_the_receipt_is_sent_is_refused() {
-            given(deferred(confirmedHistory()))
+            given(deferredConfirmedHistory())
                     .when(capture(null, CALLED_AT))
                     .refused("a capture is called for in awaiting_capture");
         }
 
         @Test
         void a_checkout_of_the_rules_before_capture_refuses_a_capture_call() {
-            given(underRules2(completedHistoryUnderRules2()))
+            given(completedHistoryUnderRules2())
                     .when(capture(null, CALLED_AT))
                     .refused("a capture is called for under rules version 3 on");
         }
@@ -242,7 +275,7 @@ class CheckoutDeciderCaptureTest {
 
         @Test
         void while_the_receipt_is_in_flight_the_cancellation_waits_for_it() {
-            given(deferred(confirmedHistory()))
+            given(deferredConfirmedHistory())
                     .whenFired(holdTimer(AUTHORIZED_AT))
                     .events(new CheckoutCancellationRequestedEvent(ID, CancellationReason.HOLD_EXPIRED,
                             "the authorization's hold lapsed at " + lapsedAt + " before a capture was asked for"));
@@ -265,7 +298,7 @@ class CheckoutDeciderCaptureTest {
     }
 
     private static List<Object> completedHistoryUnderRules2() {
-        return concat(confirmedHistory(), new ReceiptSentEvent(ID, op(Step.SEND_RECEIPT), token(1)),
+        return concat(confirmedHistoryUnderRules2(), new ReceiptSentEvent(ID, op(Step.SEND_RECEIPT), token(1)),
                 new CheckoutCompletedEvent(ID));
     }
 }

@@ -44,6 +44,7 @@ import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.AUTHORIZ
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.AMOUNT;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.ID;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.confirmed;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.captureRequested;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.MAX_LOOKUPS;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.PAYMENT_LEASE;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.RECONCILIATION_INITIAL;
@@ -191,7 +192,7 @@ class CheckoutDeciderReconciliationTest {
                     .events(
                             new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-auth-77"),
                             confirmed(answeredAt(1)),
-                            receiptRequested(1, answeredAt(1)));
+                            captureRequested(1, answeredAt(1)));
         }
 
         @Test
@@ -305,7 +306,7 @@ class CheckoutDeciderReconciliationTest {
             given(outcomeUnknownHistory())
                     .when(notification(PaymentLookupOutcome.AUTHORIZED, "evt-1"))
                     .events(new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-77"),
-                            confirmed(receivedAt), receiptRequested(1, receivedAt));
+                            confirmed(receivedAt), captureRequested(1, receivedAt));
         }
 
         @Test
@@ -401,7 +402,7 @@ class CheckoutDeciderReconciliationTest {
                                     "captured in the provider dashboard"),
                             new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-auth-99"),
                             confirmed(resolvedAt),
-                            receiptRequested(1, resolvedAt));
+                            captureRequested(1, resolvedAt));
         }
 
         @Test
@@ -446,7 +447,7 @@ class CheckoutDeciderReconciliationTest {
                             new ManualReviewResolvedEvent(ID, ManualResolution.AUTHORIZED, "psp-auth-99", "seen"),
                             new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(2), "psp-auth-99"),
                             confirmed(resolvedAt),
-                            receiptRequested(1, resolvedAt));
+                            captureRequested(1, resolvedAt));
         }
 
         /** The customer cancelled while lookup 2 was in flight; the lookups ran out: manual review. */
@@ -520,7 +521,7 @@ class CheckoutDeciderReconciliationTest {
                                     "the provider notified it"),
                             new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-late-1"),
                             confirmed(resolvedAt),
-                            receiptRequested(1, resolvedAt));
+                            captureRequested(1, resolvedAt));
         }
 
         @Test
@@ -561,7 +562,7 @@ class CheckoutDeciderReconciliationTest {
                     .events(new ManualReviewResolvedEvent(ID, ManualResolution.AUTHORIZED, "psp-latest", "notified"),
                             new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-latest"),
                             confirmed(resolvedAt),
-                            receiptRequested(1, resolvedAt));
+                            captureRequested(1, resolvedAt));
         }
 
         @Test

@@ -46,6 +46,8 @@ import io.durablecheckout.api.checkout.PaymentCapturedEvent;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.AMOUNT;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.AUTHORIZED_AT;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.ID;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.deferredConfirmedHistory;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.confirmedHistoryUnderRules2;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.confirmed;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.ITEMS;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.LEASE;
@@ -156,38 +158,39 @@ class CheckoutDeciderTest {
         }
 
         @Test
-        void authorized_confirms_the_checkout_and_requests_the_receipt() {
+        void authorized_confirms_the_checkout_and_captures_under_its_own_operation_id() {
             given(stockReservedHistory())
                     .when(record(authorizationSucceeded(1), AUTHORIZED_AT))
                     .events(new PaymentAuthorizedEvent(ID, op(Step.AUTHORIZE_PAYMENT), token(1), PROVIDER_REF),
                             confirmed(AUTHORIZED_AT),
-                            receiptRequested(1, AUTHORIZED_AT))
+                            captureRequested(1, AUTHORIZED_AT))
                     .cancels(leaseTimer(Step.AUTHORIZE_PAYMENT, 1, RESERVED_AT))
-                    .schedules(holdTimer(AUTHORIZED_AT), leaseTimerDue(Step.SEND_RECEIPT, 1, AUTHORIZED_AT.plus(LEASE)));
+                    .schedules(holdTimer(AUTHORIZED_AT),
+                            leaseTimerDue(Step.CAPTURE_PAYMENT, 1, AUTHORIZED_AT.plus(PAYMENT_LEASE)));
         }
 
         @Test
-        void receipt_sent_captures_the_payment_under_its_own_operation_id() {
-            given(confirmedHistory())
-                    .when(record(receiptDelivered(1), RECEIPT_AT))
-                    .events(new ReceiptSentEvent(ID, op(Step.SEND_RECEIPT), token(1)), captureRequested(1, RECEIPT_AT))
-                    .cancels(leaseTimer(Step.SEND_RECEIPT, 1, AUTHORIZED_AT))
-                    .schedules(leaseTimerDue(Step.CAPTURE_PAYMENT, 1, RECEIPT_AT.plus(PAYMENT_LEASE)));
-        }
-
-        @Test
-        void the_capture_completes_the_checkout_and_closes_the_hold() {
+        void the_capture_requests_the_receipt_which_can_say_what_was_charged() {
             given(capturePendingHistory())
                     .when(record(captureSucceeded(1), CAPTURED_AT))
                     .events(new PaymentCapturedEvent(ID, op(Step.CAPTURE_PAYMENT), token(1), CAPTURE_REF, AMOUNT),
-                            new CheckoutCompletedEvent(ID))
-                    .cancels(leaseTimer(Step.CAPTURE_PAYMENT, 1, RECEIPT_AT), holdTimer(AUTHORIZED_AT))
+                            receiptRequested(1, CAPTURED_AT))
+                    .cancels(leaseTimer(Step.CAPTURE_PAYMENT, 1, AUTHORIZED_AT))
+                    .schedules(leaseTimerDue(Step.SEND_RECEIPT, 1, CAPTURED_AT.plus(LEASE)));
+        }
+
+        @Test
+        void receipt_sent_completes_the_checkout_and_closes_the_hold() {
+            given(confirmedHistory())
+                    .when(record(receiptDelivered(1), RECEIPT_AT))
+                    .events(new ReceiptSentEvent(ID, op(Step.SEND_RECEIPT), token(1)), new CheckoutCompletedEvent(ID))
+                    .cancels(leaseTimer(Step.SEND_RECEIPT, 1, AUTHORIZED_AT), holdTimer(AUTHORIZED_AT))
                     .schedulesNothing();
         }
 
         @Test
         void under_rules_2_the_receipt_completed_the_checkout_without_a_capture() {
-            given(underRules2(confirmedHistory()))
+            given(confirmedHistoryUnderRules2())
                     .when(record(receiptDelivered(1), RECEIPT_AT))
                     .events(new ReceiptSentEvent(ID, op(Step.SEND_RECEIPT), token(1)), new CheckoutCompletedEvent(ID))
                     .cancels(leaseTimer(Step.SEND_RECEIPT, 1, AUTHORIZED_AT))
@@ -231,10 +234,9 @@ class CheckoutDeciderTest {
             started()
                     .andDecided(record(stockReservationSucceeded(1), RESERVED_AT),
                             record(authorizationSucceeded(1), AUTHORIZED_AT),
-                            record(receiptDelivered(1), RECEIPT_AT))
-                    .when(record(captureSucceeded(1), CAPTURED_AT))
-                    .events(new PaymentCapturedEvent(ID, op(Step.CAPTURE_PAYMENT), token(1), CAPTURE_REF, AMOUNT),
-                            new CheckoutCompletedEvent(ID))
+                            record(captureSucceeded(1), CAPTURED_AT))
+                    .when(record(receiptDelivered(1), RECEIPT_AT))
+                    .events(new ReceiptSentEvent(ID, op(Step.SEND_RECEIPT), token(1)), new CheckoutCompletedEvent(ID))
                     .leavesNoTimers();
         }
 
@@ -245,8 +247,8 @@ class CheckoutDeciderTest {
                             op(Step.RESERVE_STOCK), token(1)), T0.plusSeconds(5)))
                     .andDecided(record(stockReservationSucceeded(1), T0.plusSeconds(6)),
                             record(authorizationSucceeded(1), T0.plusSeconds(7)),
-                            record(receiptDelivered(1), T0.plusSeconds(8)))
-                    .when(record(captureSucceeded(1), T0.plusSeconds(9)))
+                            record(captureSucceeded(1), T0.plusSeconds(8)))
+                    .when(record(receiptDelivered(1), T0.plusSeconds(9)))
                     .leavesNoTimers();
         }
     }

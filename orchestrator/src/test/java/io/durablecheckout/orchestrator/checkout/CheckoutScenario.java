@@ -204,26 +204,34 @@ final class CheckoutScenario {
                 lease(Step.CAPTURE_PAYMENT, n, at));
     }
 
-    /** State confirmed: authorized, the receipt (lease 1) is in flight. */
-    static List<Object> confirmedHistory() {
+    /** State capture_pending: authorized and confirmed, the capture (lease 1) is in flight. */
+    static List<Object> capturePendingHistory() {
         return concat(stockReservedHistory(),
                 new PaymentAuthorizedEvent(ID, op(Step.AUTHORIZE_PAYMENT), token(1), PROVIDER_REF),
                 confirmed(AUTHORIZED_AT),
+                captureRequested(1, AUTHORIZED_AT));
+    }
+
+    /** State confirmed: captured (the capture's result recorded at once here), the receipt (lease 1) in flight. */
+    static List<Object> confirmedHistory() {
+        return concat(capturePendingHistory(),
+                new PaymentCapturedEvent(ID, op(Step.CAPTURE_PAYMENT), token(1), CAPTURE_REF, AMOUNT),
                 receiptRequested(1, AUTHORIZED_AT));
     }
 
-    /** State capture_pending: the receipt is sent, the capture (lease 1) is in flight. */
-    static List<Object> capturePendingHistory() {
+    /** State completed: captured, the receipt sent, nothing in flight. */
+    static List<Object> completedHistory() {
         return concat(confirmedHistory(),
                 new ReceiptSentEvent(ID, op(Step.SEND_RECEIPT), token(1)),
-                captureRequested(1, RECEIPT_AT));
+                new CheckoutCompletedEvent(ID));
     }
 
-    /** State completed: the payment captured, nothing in flight. */
-    static List<Object> completedHistory() {
-        return concat(capturePendingHistory(),
-                new PaymentCapturedEvent(ID, op(Step.CAPTURE_PAYMENT), token(1), CAPTURE_REF, AMOUNT),
-                new CheckoutCompletedEvent(ID));
+    /** State confirmed under rules version 2 (no capture step): authorized, the receipt (lease 1) in flight. */
+    static List<Object> confirmedHistoryUnderRules2() {
+        return underRules2(concat(stockReservedHistory(),
+                new PaymentAuthorizedEvent(ID, op(Step.AUTHORIZE_PAYMENT), token(1), PROVIDER_REF),
+                new CheckoutConfirmedEvent(ID),
+                receiptRequested(1, AUTHORIZED_AT)));
     }
 
     /**
@@ -248,9 +256,17 @@ final class CheckoutScenario {
                 : e).toList();
     }
 
+    /** State confirmed with a deferred capture: authorized, the receipt (lease 1) in flight. */
+    static List<Object> deferredConfirmedHistory() {
+        return deferred(concat(stockReservedHistory(),
+                new PaymentAuthorizedEvent(ID, op(Step.AUTHORIZE_PAYMENT), token(1), PROVIDER_REF),
+                confirmed(AUTHORIZED_AT),
+                receiptRequested(1, AUTHORIZED_AT)));
+    }
+
     /** State awaiting_capture (deferred capture): the receipt is sent, the tenant has not captured yet. */
     static List<Object> awaitingCaptureHistory() {
-        return concat(deferred(confirmedHistory()),
+        return concat(deferredConfirmedHistory(),
                 new ReceiptSentEvent(ID, op(Step.SEND_RECEIPT), token(1)),
                 new io.durablecheckout.api.checkout.CaptureAwaitedEvent(ID, AUTHORIZED_AT.plus(POLICY.holdValidity())));
     }
