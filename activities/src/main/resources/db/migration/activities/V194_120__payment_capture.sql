@@ -12,8 +12,8 @@ ALTER TABLE payment_operations ADD COLUMN captured_minor BIGINT;
 
 -- The simulator captures (a test double of a provider, counted where the effect happens): at most one capture per
 -- authorization, under its Idempotency-Key (simulator_idempotency, action CAPTURE). captures counts the captures
--- made (never more than 1), capture_requests every capture request it decided on (tok_capture_timeout_lost loses
--- its first); capture_key and captured_minor are the capture made.
+-- made (never more than 1), capture_requests every capture request it received for the authorization (repeats
+-- answered from the record included); capture_key and captured_minor are the capture made.
 ALTER TABLE simulator_authorizations
     ADD COLUMN captures         INTEGER NOT NULL DEFAULT 0,
     ADD COLUMN capture_requests INTEGER NOT NULL DEFAULT 0,

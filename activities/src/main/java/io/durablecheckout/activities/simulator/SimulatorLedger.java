@@ -229,6 +229,9 @@ public class SimulatorLedger {
                         + authorizationOperationId, null, null, false);
             }
             Authorization auth = found.get(0);
+            // every capture request for a known authorization, repeats answered from the record included
+            jdbc.update("UPDATE simulator_authorizations SET capture_requests = capture_requests + 1,"
+                    + " updated_at = now() WHERE operation_id = :op", Map.of("op", authorizationOperationId));
             List<CaptureResult> recorded = jdbc.query("SELECT http_status, status, reference, reason"
                             + " FROM simulator_idempotency WHERE idempotency_key = :key AND action = 'CAPTURE'"
                             + " AND authorization_operation_id = :op",
@@ -242,8 +245,6 @@ public class SimulatorLedger {
             if (!recorded.isEmpty()) {
                 return recorded.get(0);
             }
-            jdbc.update("UPDATE simulator_authorizations SET capture_requests = capture_requests + 1,"
-                    + " updated_at = now() WHERE operation_id = :op", Map.of("op", authorizationOperationId));
             PaymentTokenBehaviour behaviour = PaymentTokenBehaviour.of(auth.paymentToken());
             boolean first = auth.captureRequests() == 0;
             if (first && behaviour.capture == PaymentTokenBehaviour.Capture.TIMEOUT_LOST) {

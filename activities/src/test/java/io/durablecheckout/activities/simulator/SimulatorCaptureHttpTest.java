@@ -146,6 +146,7 @@ class SimulatorCaptureHttpTest extends PostgresTestSupport {
         assertThat(ledger("captures", done)).isEqualTo(1);
         assertThat(provider.capture(done, doneKey, AMOUNT).status()).isEqualTo(CaptureStatus.CAPTURED);
         assertThat(ledger("captures", done)).isEqualTo(1);
+        assertThat(ledger("capture_requests", done)).as("the repeat counted, answered from the record").isEqualTo(2);
 
         // timed out and lost: nothing happened; the retry under the same key captures, once
         CheckoutId lostId = checkout();
