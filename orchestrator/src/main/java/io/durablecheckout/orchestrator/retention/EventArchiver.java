@@ -15,8 +15,10 @@ import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Moves finished checkouts' events from the hot event table to {@value EventsOnlyStorageEngine#ARCHIVE_TABLE}, a batch
@@ -25,8 +27,8 @@ import java.util.Map;
  * <ul>
  * <li>the read model has it completed or cancelled (not in manual review) at its last event, and that event is older
  * than its tenant's retention and never younger than the chargeback window;</li>
- * <li>every one of its events lies below every event processor's position, its gaps and a margin
- * ({@link #safeBelow}): no processor has still to read it;</li>
+ * <li>every one of its events lies below every event processor's position less a margin, and in no token's gaps
+ * ({@link #horizon}): no processor has still to read it;</li>
  * <li>no deadline is pending for it, no processor has parked one of its events, and its saga has ended.</li>
  * </ul>
  * A command, notification or retried submission for a moved checkout still finds its events: the event store reads
@@ -60,8 +62,9 @@ public final class EventArchiver {
      * @param checkouts moved
      * @param events    moved
      * @param skipped   due by age but kept (a processor, a deadline, a parked event or the read model not there yet)
-     * @param safeBelow the global index every moved event lay below ({@link Long#MIN_VALUE}: none could move)
-     * @param note      why nothing could move, or null
+     * @param safeBelow the global index every moved event lay below, outside the tokens' gaps ({@link Long#MIN_VALUE}:
+     *                  none could move)
+     * @param note      why nothing could move, or why checkouts due were kept (count by reason), or null
      */
     public record Result(int checkouts, int events, int skipped, long safeBelow, String note) {
     }
@@ -77,20 +80,22 @@ public final class EventArchiver {
      * @param now the time retention is measured from
      */
     public Result archive(Instant now, String tenant) {
-        long safeBelow;
+        Horizon horizon;
         try {
-            safeBelow = safeBelow(tokens(), settings.gapMargin());
+            horizon = horizon(tokens(), settings.gapMargin());
         } catch (RuntimeException unreadable) {
             return new Result(0, 0, 0, Long.MIN_VALUE, "a processor's token is unreadable: " + unreadable.getMessage());
         }
-        if (safeBelow == Long.MIN_VALUE) {
-            return new Result(0, 0, 0, safeBelow, "no processor has a position yet (or one has none): nothing moves");
+        if (horizon.below() == Long.MIN_VALUE) {
+            return new Result(0, 0, 0, Long.MIN_VALUE,
+                    "no processor has a position yet (or one has none): nothing moves");
         }
         List<Map<String, Object>> tenants = tenant == null
                 ? jdbc.queryForList("SELECT tenant_id, event_retention_days FROM tenants ORDER BY tenant_id")
                 : jdbc.queryForList("SELECT tenant_id, event_retention_days FROM tenants WHERE tenant_id = ?", tenant);
         int[] totals = new int[3];
         int batches = 0;
+        Map<String, Integer> reasons = new java.util.TreeMap<>();
         for (Map<String, Object> t : tenants) {
             Instant cutoff = now.minus(retentionOf((Number) t.get("event_retention_days")));
             for (String state : FINISHED) {
@@ -98,7 +103,7 @@ public final class EventArchiver {
                 while (cursor != null && batches < settings.maxBatches()) {
                     Cursor from = cursor;
                     Batch batch = transactions.execute(tx -> moveBatch((String) t.get("tenant_id"), state, cutoff,
-                            safeBelow, from));
+                            horizon, from, reasons));
                     batches++;
                     totals[0] += batch.checkouts();
                     totals[1] += batch.events();
@@ -108,13 +113,14 @@ public final class EventArchiver {
             }
         }
         if (totals[0] > 0 || totals[2] > 0) {
-            log.info("Retention: {} checkouts ({} events) moved to the archive, {} due but kept, in {} batches",
-                    totals[0], totals[1], totals[2], batches);
+            log.info("Retention: {} checkouts ({} events) moved to the archive, {} due but kept {}, in {} batches",
+                    totals[0], totals[1], totals[2], reasons, batches);
         }
-        return new Result(totals[0], totals[1], totals[2], safeBelow, null);
+        return new Result(totals[0], totals[1], totals[2], horizon.below(),
+                reasons.isEmpty() ? null : "kept: " + reasons);
     }
 
-    /** A tenant's retention after a checkout's last event: its own or the default, never under the chargeback window. */
+    /** A tenant's retention after a checkout's last event: its own or the default, at least the chargeback window. */
     Duration retentionOf(Number tenantDays) {
         Duration own = tenantDays == null ? settings.defaultRetention() : Duration.ofDays(tenantDays.longValue());
         return own.compareTo(settings.chargebackWindow()) < 0 ? settings.chargebackWindow() : own;
@@ -126,7 +132,8 @@ public final class EventArchiver {
     private record Batch(int checkouts, int events, int skipped, Cursor next) {
     }
 
-    private Batch moveBatch(String tenant, String state, Instant cutoff, long safeBelow, Cursor from) {
+    private Batch moveBatch(String tenant, String state, Instant cutoff, Horizon horizon, Cursor from,
+                            Map<String, Integer> reasons) {
         // the read model's (tenant, state, updated_at) index, oldest first, from where the last batch stopped
         List<Map<String, Object>> due = jdbc.queryForList("""
                 SELECT s.checkout_id, s.version, s.updated_at FROM checkout_summary s
@@ -141,7 +148,7 @@ public final class EventArchiver {
         int skipped = 0;
         for (Map<String, Object> row : due) {
             int n = move((String) row.get("checkout_id"), tenant, ((Number) row.get("version")).longValue(), cutoff,
-                    safeBelow);
+                    horizon, reasons);
             if (n > 0) {
                 moved++;
                 events += n;
@@ -158,27 +165,34 @@ public final class EventArchiver {
     }
 
     /** Moves one checkout's hot events, or none (returns 0) when any condition fails. */
-    private int move(String checkoutId, String tenant, long version, Instant cutoff, long safeBelow) {
+    private int move(String checkoutId, String tenant, long version, Instant cutoff, Horizon horizon,
+                     Map<String, Integer> reasons) {
         List<Map<String, Object>> hot = jdbc.queryForList("SELECT globalindex, sequencenumber, timestamp FROM " + HOT
-                + " WHERE aggregateidentifier = ? AND type = 'Checkout' ORDER BY sequencenumber FOR UPDATE", checkoutId);
+                + " WHERE aggregateidentifier = ? AND type = 'Checkout' ORDER BY sequencenumber FOR UPDATE",
+                checkoutId);
         if (hot.isEmpty()) {
             return 0;
         }
         Map<String, Object> last = hot.get(hot.size() - 1);
-        boolean ready = ((Number) last.get("sequencenumber")).longValue() == version // the read model saw them all
-                && Instant.parse((String) last.get("timestamp")).isBefore(cutoff)
-                && hot.stream().allMatch(e -> ((Number) e.get("globalindex")).longValue() < safeBelow)
-                && count("SELECT count(*) FROM deadletterentry WHERE sequenceidentifier = ?", checkoutId) == 0
-                && count("SELECT count(*) FROM associationvalueentry WHERE associationvalue = ?", checkoutId) == 0
-                && count("SELECT count(*) FROM scheduled_tasks WHERE position(convert_to(?, 'UTF8') IN task_data) > 0",
-                checkoutId) == 0;
-        if (!ready) {
+        String kept = ((Number) last.get("sequencenumber")).longValue() != version ? "read model behind"
+                : !Instant.parse((String) last.get("timestamp")).isBefore(cutoff) ? "last event too recent"
+                : !hot.stream().allMatch(e -> horizon.read(((Number) e.get("globalindex")).longValue()))
+                        ? "a processor not past it"
+                : count("SELECT count(*) FROM deadletterentry WHERE sequenceidentifier = ?", checkoutId) > 0
+                        ? "parked event"
+                : count("SELECT count(*) FROM associationvalueentry WHERE associationvalue = ?", checkoutId) > 0
+                        ? "saga not ended"
+                : count("SELECT count(*) FROM scheduled_tasks WHERE position(convert_to(?, 'UTF8') IN task_data) > 0",
+                        checkoutId) > 0 ? "deadline pending" : null;
+        if (kept != null) {
+            reasons.merge(kept, 1, Integer::sum);
             return 0;
         }
         int n = jdbc.update("WITH moved AS (DELETE FROM " + HOT + " WHERE aggregateidentifier = ? AND type = 'Checkout'"
                 + " RETURNING " + COLUMNS + ") INSERT INTO " + EventsOnlyStorageEngine.ARCHIVE_TABLE + " (" + COLUMNS
                 + ") SELECT " + COLUMNS + " FROM moved", checkoutId);
-        jdbc.update("INSERT INTO archived_checkouts (checkout_id, tenant_id, last_sequence, events) VALUES (?, ?, ?, ?) "
+        jdbc.update("INSERT INTO archived_checkouts (checkout_id, tenant_id, last_sequence, events) "
+                + "VALUES (?, ?, ?, ?) "
                 + "ON CONFLICT (checkout_id) DO UPDATE SET last_sequence = EXCLUDED.last_sequence, "
                 + "events = archived_checkouts.events + EXCLUDED.events, archived_at = now()",
                 checkoutId, tenant, version, n);
@@ -202,27 +216,39 @@ public final class EventArchiver {
     }
 
     /**
-     * The global index below which every processor segment has read every event: the least, over all segments, of
-     * the lowest index a segment has not read (its lowest gap, or its position + 1), less {@code margin}.
-     * {@link Long#MIN_VALUE} (nothing may move) when there is no segment or one has no position.
+     * Which global indexes every processor has read: those below the least position of any segment less
+     * {@code margin}, except any a segment still waits for (its gaps). With a margin of at least Axon's largest gap
+     * offset (10,000) no such index can be a gap of any token (Axon drops gaps further behind), nor of the token a
+     * read model rebuild computes from the hot table (it looks that far back only). decisions.md §128.
+     *
+     * @param below every index under it was read, unless in {@code gaps} ({@link Long#MIN_VALUE}: none)
      */
-    static long safeBelow(List<TrackingToken> tokens, long margin) {
+    record Horizon(long below, Set<Long> gaps) {
+        static final Horizon NONE = new Horizon(Long.MIN_VALUE, Set.of());
+
+        boolean read(long index) {
+            return index < below && !gaps.contains(index);
+        }
+    }
+
+    /** The horizon of these segments' tokens; {@link Horizon#NONE} when there is none or one has no position. */
+    static Horizon horizon(List<TrackingToken> tokens, long margin) {
         if (tokens.isEmpty()) {
-            return Long.MIN_VALUE;
+            return Horizon.NONE;
         }
         long least = Long.MAX_VALUE;
+        Set<Long> gaps = new HashSet<>();
         for (TrackingToken token : tokens) {
             TrackingToken t = token == null ? null : WrappedToken.unwrapLowerBound(token);
-            long unread;
             if (t instanceof GapAwareTrackingToken g) {
-                unread = g.getGaps().isEmpty() ? g.getIndex() + 1 : Math.min(g.getGaps().first(), g.getIndex() + 1);
+                gaps.addAll(g.getGaps());
+                least = Math.min(least, g.getIndex());
             } else if (t != null && t.position().isPresent()) {
-                unread = t.position().getAsLong() + 1;
+                least = Math.min(least, t.position().getAsLong());
             } else {
-                return Long.MIN_VALUE;
+                return Horizon.NONE;
             }
-            least = Math.min(least, unread);
         }
-        return least - margin;
+        return new Horizon(least + 1 - margin, Set.copyOf(gaps));
     }
 }

@@ -15,6 +15,7 @@ import io.durablecheckout.orchestrator.retention.RetentionProperties;
 import io.durablecheckout.orchestrator.tenancy.ApiKeys;
 import io.durablecheckout.orchestrator.tenancy.Caller;
 import org.axonframework.serialization.Serializer;
+import org.assertj.core.api.SoftAssertions;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.dao.DataIntegrityViolationException;
@@ -100,64 +101,63 @@ class RetentionIT extends IntegrationTestBase {
             submitOther(); // later events move every processor's position past the margin
             assertThat(result[0].checkouts()).as(result[0].toString()).isEqualTo(1);
         });
-        assertThat(result[0].events()).isEqualTo((int) events);
-        assertThat(hot(id)).as("the checkout's events left the hot table").isZero();
-        assertThat(count("SELECT count(*) FROM domainevententry_archive WHERE aggregateidentifier = ?", id))
+        // every check below runs, so one run against a broken archive shows each that fails
+        SoftAssertions softly = new SoftAssertions();
+        softly.assertThat(result[0].events()).isEqualTo((int) events);
+        softly.assertThat(hot(id)).as("the checkout's events left the hot table").isZero();
+        softly.assertThat(count("SELECT count(*) FROM domainevententry_archive WHERE aggregateidentifier = ?", id))
                 .isEqualTo(events);
-        assertThat(count("SELECT count(*) FROM archived_checkouts WHERE checkout_id = ? AND tenant_id = ?", id, tenant))
-                .isEqualTo(1);
+        softly.assertThat(count("SELECT count(*) FROM archived_checkouts WHERE checkout_id = ? AND tenant_id = ?", id,
+                tenant)).isEqualTo(1);
 
         // replay: identical, over the API and from its bundle, with the same timeline as before
-        JsonNode replay = get(key, id + "/replay").json();
-        assertThat(replay.get("verdict").asText()).as(replay.path("report").asText()).isEqualTo("identical");
-        assertThat(replay.get("timeline")).isEqualTo(replayBefore.get("timeline"));
+        HttpApi.Response replay = get(key, id + "/replay");
+        softly.assertThat(replay.status()).as("replay: " + replay.body()).isEqualTo(200);
+        softly.assertThat(replay.json().path("verdict").asText()).as(replay.body()).isEqualTo("identical");
+        softly.assertThat(replay.json().path("timeline")).as("replay's timeline").isEqualTo(replayBefore.get("timeline"));
         HttpApi.Response bundle = get(key, id + "/bundle");
-        assertThat(bundle.status()).isEqualTo(200);
-        StoredHistories.History read = HistoryBundle.read(new ByteArrayInputStream(
-                bundle.body().getBytes(StandardCharsets.UTF_8)));
-        assertThat(read.events()).hasSize((int) events);
-        ReplayReport report = new CheckoutReplayer().replay(read);
-        assertThat(report.verdict()).as(report.render()).isEqualTo(ReplayReport.Verdict.IDENTICAL);
+        softly.assertThat(bundle.status()).as("bundle: " + bundle.body()).isEqualTo(200);
+        if (bundle.status() == 200) {
+            StoredHistories.History read = HistoryBundle.read(new ByteArrayInputStream(
+                    bundle.body().getBytes(StandardCharsets.UTF_8)));
+            softly.assertThat(read.events()).hasSize((int) events);
+            ReplayReport report = new CheckoutReplayer().replay(read);
+            softly.assertThat(report.verdict()).as(report.render()).isEqualTo(ReplayReport.Verdict.IDENTICAL);
+        }
 
         // the API and the dashboard show it with its whole history
-        assertThat(get(key, id).json().get("state").asText()).isEqualTo("completed");
-        assertThat(types(get(key, id + "/history").json())).isEqualTo(historyBefore);
+        softly.assertThat(get(key, id).json().path("state").asText()).isEqualTo("completed");
+        softly.assertThat(types(get(key, id + "/history").json())).as("the API's history").isEqualTo(historyBefore);
         HttpApi.Response detail = operator.get("/dashboard/api/checkouts/" + id);
-        assertThat(detail.status()).as(detail.body()).isEqualTo(200);
+        softly.assertThat(detail.status()).as(detail.body()).isEqualTo(200);
         JsonNode shown = DashboardSession.parse(detail.body());
-        assertThat(shown.get("view").get("state").asText()).isEqualTo("completed");
-        assertThat(shown.get("timeline")).hasSize((int) events);
-        assertThat(shown.get("timeline")).isEqualTo(detailBefore.get("timeline"));
+        softly.assertThat(shown.path("view").path("state").asText()).isEqualTo("completed");
+        softly.assertThat(shown.path("timeline")).as("the dashboard's timeline").isEqualTo(detailBefore.get("timeline"));
 
         // idempotency: the same request with the same key lands on the same checkout, never a second one
         HttpApi.Response retried = submit(key, idempotencyKey, body);
-        assertThat(retried.status()).as(retried.body()).isEqualTo(202);
-        assertThat(retried.header("Idempotent-Replayed")).isEqualTo("true");
-        assertThat(retried.json().get("checkoutId").asText()).isEqualTo(id);
-        assertThat(retried.json().get("state").asText()).isEqualTo("completed");
-        assertThat(hot(id)).as("no new first event in the hot table").isZero();
+        softly.assertThat(retried.status()).as(retried.body()).isEqualTo(202);
+        softly.assertThat(retried.header("Idempotent-Replayed")).as("replayed").isEqualTo("true");
+        softly.assertThat(retried.json().path("checkoutId").asText()).as("the retry's checkout").isEqualTo(id);
+        softly.assertThat(retried.json().path("state").asText()).isEqualTo("completed");
+        softly.assertThat(hot(id)).as("no new first event in the hot table").isZero();
         HttpApi.Response reused = submit(key, idempotencyKey, body.replace("2500", "2600"));
-        assertThat(reused.status()).as(reused.body()).isEqualTo(422); // as for a live checkout
-        assertThat(count("SELECT count(*) FROM domain_events_all WHERE type = 'Checkout' AND sequencenumber = 0 "
+        softly.assertThat(reused.status()).as(reused.body()).isEqualTo(422); // as for a live checkout
+        softly.assertThat(count("SELECT count(*) FROM domain_events_all WHERE type = 'Checkout' AND sequencenumber = 0 "
                 + "AND aggregateidentifier IN (SELECT checkout_id FROM checkout_summary WHERE tenant_id = ?)", tenant))
-                .isEqualTo(1);
-        // and below the service: the store itself refuses a first event for the archived checkout
-        assertThatThrownBy(() -> jdbc.update("INSERT INTO domainevententry (aggregateidentifier, sequencenumber, type, "
-                + "eventidentifier, payload, payloadtype, timestamp) VALUES (?, 0, 'Checkout', ?, '\\x7b7d', 'x', 'now')",
-                id, UUID.randomUUID().toString()))
-                .isInstanceOf(DataIntegrityViolationException.class).hasMessageContaining("archived");
-
+                .as("checkouts of the tenant").isEqualTo(1);
         // erasure: the key goes, the archived history shows the fields erased
         HttpApi.Response erased = api.send("POST", "/api/v1/operator/checkouts/" + id + "/erase-personal-data",
                 HttpApi.OPERATOR_KEY, Map.of(), "{\"reason\":\"retention test\"}");
-        assertThat(erased.status()).as(erased.body()).isEqualTo(200);
-        assertThat(erased.json().get("alreadyErased").asBoolean()).isFalse();
-        assertThat(get(key, id).json().get("customerEmail").asText()).isEqualTo("[erased]");
-        String history = get(key, id + "/history").body();
-        assertThat(history).doesNotContain("keep@example.org").contains("[erased]").contains("CheckoutCompletedEvent");
+        softly.assertThat(erased.status()).as(erased.body()).isEqualTo(200);
+        softly.assertThat(erased.json().path("alreadyErased").asBoolean()).isFalse();
+        softly.assertThat(get(key, id).json().path("customerEmail").asText()).isEqualTo("[erased]");
+        softly.assertThat(get(key, id + "/history").body()).as("the history after erasure")
+                .doesNotContain("keep@example.org").contains("[erased]").contains("CheckoutCompletedEvent");
         HttpApi.Response afterErasure = submit(key, idempotencyKey, body);
-        assertThat(afterErasure.status()).as(afterErasure.body()).isEqualTo(409); // as for a live erased checkout
-        assertThat(afterErasure.body()).contains("personal-data-erased");
+        softly.assertThat(afterErasure.status()).as(afterErasure.body()).isEqualTo(409); // as for a live erased one
+        softly.assertThat(afterErasure.body()).contains("personal-data-erased");
+        softly.assertAll();
 
         // a cancel is decided on the archived events, as for a live checkout: refunded, its new events hot
         HttpApi.Response cancel = api.send("POST", "/api/v1/checkouts/" + id + "/cancel", key, Map.of(),
@@ -170,6 +170,23 @@ class RetentionIT extends IntegrationTestBase {
                 .contains("PaymentRefundedEvent");
         JsonNode replayed = get(key, id + "/replay").json();
         assertThat(replayed.get("verdict").asText()).as(replayed.path("report").asText()).isEqualTo("identical");
+        // finished again: its new events follow the old ones into the archive
+        int total = types(get(key, id + "/history").json()).size();
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
+            EventArchiver.Result again = archiver.archive(clock.instant().plusSeconds(1), tenant);
+            submitOther();
+            assertThat(hot(id)).as(again.toString()).isZero();
+        });
+        assertThat(count("SELECT count(*) FROM domainevententry_archive WHERE aggregateidentifier = ?", id))
+                .isEqualTo(total);
+        assertThat(count("SELECT events FROM archived_checkouts WHERE checkout_id = ?", id)).isEqualTo(total);
+        // and below the service: the store itself refuses a first event for the archived checkout (last: the refused
+        // insert leaves a gap in every processor's token, which holds the archive below it)
+        assertThatThrownBy(() -> jdbc.update("INSERT INTO domainevententry (aggregateidentifier, "
+                + "sequencenumber, type, eventidentifier, payload, payloadtype, timestamp) VALUES (?, 0, 'Checkout', ?, "
+                + "'\\x7b7d', 'x', 'now')", id, UUID.randomUUID().toString()))
+                .isInstanceOf(DataIntegrityViolationException.class).hasMessageContaining("archived");
+
         assertInvariantsHold();
     }
 
