@@ -80,21 +80,12 @@ public final class EventArchiver {
      * @param now the time retention is measured from
      */
     public Result archive(Instant now, String tenant) {
-        Horizon horizon;
-        try {
-            horizon = horizon(tokens(), settings.gapMargin());
-        } catch (RuntimeException unreadable) {
-            return new Result(0, 0, 0, Long.MIN_VALUE, "a processor's token is unreadable: " + unreadable.getMessage());
-        }
-        if (horizon.below() == Long.MIN_VALUE) {
-            return new Result(0, 0, 0, Long.MIN_VALUE,
-                    "no processor has a position yet (or one has none): nothing moves");
-        }
         List<Map<String, Object>> tenants = tenant == null
                 ? jdbc.queryForList("SELECT tenant_id, event_retention_days FROM tenants ORDER BY tenant_id")
                 : jdbc.queryForList("SELECT tenant_id, event_retention_days FROM tenants WHERE tenant_id = ?", tenant);
         int[] totals = new int[3];
         int batches = 0;
+        long below = Long.MIN_VALUE;
         Map<String, Integer> reasons = new java.util.TreeMap<>();
         for (Map<String, Object> t : tenants) {
             Instant cutoff = now.minus(retentionOf((Number) t.get("event_retention_days")));
@@ -103,8 +94,13 @@ public final class EventArchiver {
                 while (cursor != null && batches < settings.maxBatches()) {
                     Cursor from = cursor;
                     Batch batch = transactions.execute(tx -> moveBatch((String) t.get("tenant_id"), state, cutoff,
-                            horizon, from, reasons));
-                    batches++;
+                            from, reasons));
+                    if (batch.horizon().below() == Long.MIN_VALUE) {
+                        return new Result(0, 0, 0, Long.MIN_VALUE, "no processor position (a segment without a "
+                                + "token, an unreadable token, or none at all): nothing moves");
+                    }
+                    below = batch.horizon().below();
+                    batches += batch.due() > 0 ? 1 : 0;
                     totals[0] += batch.checkouts();
                     totals[1] += batch.events();
                     totals[2] += batch.skipped();
@@ -116,8 +112,7 @@ public final class EventArchiver {
             log.info("Retention: {} checkouts ({} events) moved to the archive, {} due but kept {}, in {} batches",
                     totals[0], totals[1], totals[2], reasons, batches);
         }
-        return new Result(totals[0], totals[1], totals[2], horizon.below(),
-                reasons.isEmpty() ? null : "kept: " + reasons);
+        return new Result(totals[0], totals[1], totals[2], below, reasons.isEmpty() ? null : "kept: " + reasons);
     }
 
     /** A tenant's retention after a checkout's last event: its own or the default, at least the chargeback window. */
@@ -129,11 +124,21 @@ public final class EventArchiver {
     private record Cursor(Instant updatedAt, String checkoutId) {
     }
 
-    private record Batch(int checkouts, int events, int skipped, Cursor next) {
+    private record Batch(Horizon horizon, int due, int checkouts, int events, int skipped, Cursor next) {
     }
 
-    private Batch moveBatch(String tenant, String state, Instant cutoff, Horizon horizon, Cursor from,
-                            Map<String, Integer> reasons) {
+    private Batch moveBatch(String tenant, String state, Instant cutoff, Cursor from, Map<String, Integer> reasons) {
+        // read in the batch's transaction: a position only moves forward, so every event below it stays read
+        Horizon horizon;
+        try {
+            horizon = horizon(tokens(), settings.gapMargin());
+        } catch (RuntimeException unreadable) {
+            log.warn("Retention: a processor's token is unreadable, nothing moves: {}", unreadable.toString());
+            horizon = Horizon.NONE;
+        }
+        if (horizon.below() == Long.MIN_VALUE) {
+            return new Batch(horizon, 0, 0, 0, 0, null);
+        }
         // the read model's (tenant, state, updated_at) index, oldest first, from where the last batch stopped
         List<Map<String, Object>> due = jdbc.queryForList("""
                 SELECT s.checkout_id, s.version, s.updated_at FROM checkout_summary s
@@ -161,7 +166,7 @@ public final class EventArchiver {
             Map<String, Object> last = due.get(due.size() - 1);
             next = new Cursor(((Timestamp) last.get("updated_at")).toInstant(), (String) last.get("checkout_id"));
         }
-        return new Batch(moved, events, skipped, next);
+        return new Batch(horizon, due.size(), moved, events, skipped, next);
     }
 
     /** Moves one checkout's hot events, or none (returns 0) when any condition fails. */
