@@ -134,6 +134,13 @@ class RetentionIT extends IntegrationTestBase {
         softly.assertThat(shown.path("view").path("state").asText()).isEqualTo("completed");
         softly.assertThat(shown.path("timeline")).as("the dashboard's timeline").isEqualTo(detailBefore.get("timeline"));
 
+        // the read model's offline rebuild keeps it: it reads the archive too
+        HttpApi.Response rebuilt = api.send("POST", "/api/v1/operator/read-models/checkout-summary/rebuild",
+                HttpApi.OPERATOR_KEY, Map.of(), null);
+        softly.assertThat(rebuilt.status()).as(rebuilt.body()).isEqualTo(200);
+        softly.assertThat(count("SELECT count(*) FROM checkout_summary WHERE checkout_id = ? AND state = 'completed' "
+                + "AND version = ?", id, events - 1)).as("the summary row after a rebuild").isEqualTo(1);
+
         // idempotency: the same request with the same key lands on the same checkout, never a second one
         HttpApi.Response retried = submit(key, idempotencyKey, body);
         softly.assertThat(retried.status()).as(retried.body()).isEqualTo(202);
