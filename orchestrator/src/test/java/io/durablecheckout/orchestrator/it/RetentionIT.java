@@ -2,10 +2,12 @@ package io.durablecheckout.orchestrator.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.durablecheckout.activities.inventory.InventoryAdmin;
+import io.durablecheckout.activities.payments.WebhookSecret;
 import io.durablecheckout.api.values.TenantId;
 import io.durablecheckout.orchestrator.it.support.DashboardSession;
 import io.durablecheckout.orchestrator.it.support.HttpApi;
 import io.durablecheckout.orchestrator.it.support.IntegrationTestBase;
+import io.durablecheckout.orchestrator.it.support.StandardWebhooksSigner;
 import io.durablecheckout.orchestrator.replay.CheckoutReplayer;
 import io.durablecheckout.orchestrator.replay.HistoryBundle;
 import io.durablecheckout.orchestrator.replay.ReplayReport;
@@ -22,6 +24,10 @@ import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import java.io.ByteArrayInputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
@@ -60,6 +66,9 @@ class RetentionIT extends IntegrationTestBase {
 
     @Autowired
     Clock clock;
+
+    @Autowired
+    WebhookSecret webhookSecret;
 
     @Test
     void anArchivedCheckoutReplaysShowsAnswersItsRetryIsErasedAndStillCancels() throws Exception {
@@ -153,6 +162,15 @@ class RetentionIT extends IntegrationTestBase {
         softly.assertThat(count("SELECT count(*) FROM domain_events_all WHERE type = 'Checkout' AND sequencenumber = 0 "
                 + "AND aggregateidentifier IN (SELECT checkout_id FROM checkout_summary WHERE tenant_id = ?)", tenant))
                 .as("checkouts of the tenant").isEqualTo(1);
+        // the provider's late notification of the authorization: delivered to the checkout, as for a live one
+        String notification = "{\"eventId\":\"evt-" + UUID.randomUUID() + "\",\"operationId\":\"" + id
+                + "/authorize-payment\",\"status\":\"AUTHORIZED\",\"reference\":\"SIM-LATE\",\"tenantId\":\"" + tenant
+                + "\",\"amountMinor\":2500,\"currency\":\"EUR\",\"occurredAt\":\"2026-01-01T00:00:00Z\"}";
+        HttpApi.Response notified = notify(notification);
+        softly.assertThat(notified.status()).as("notification: " + notified.body()).isEqualTo(202);
+        softly.assertThat(notified.json().path("result").asText()).as(notified.body()).isEqualTo("delivered");
+        softly.assertThat(get(key, id).json().path("state").asText()).isEqualTo("completed");
+
         // erasure: the key goes, the archived history shows the fields erased
         HttpApi.Response erased = api.send("POST", "/api/v1/operator/checkouts/" + id + "/erase-personal-data",
                 HttpApi.OPERATOR_KEY, Map.of(), "{\"reason\":\"retention test\"}");
@@ -195,6 +213,18 @@ class RetentionIT extends IntegrationTestBase {
                 .isInstanceOf(DataIntegrityViolationException.class).hasMessageContaining("archived");
 
         assertInvariantsHold();
+    }
+
+    private HttpApi.Response notify(String body) throws Exception {
+        long now = clock.instant().getEpochSecond();
+        String signature = StandardWebhooksSigner.signature(webhookSecret.value(), StandardWebhooksSigner.idOf(body),
+                now, body);
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://localhost:" + port
+                + "/api/v1/payment-callbacks")).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body));
+        StandardWebhooksSigner.headers(StandardWebhooksSigner.idOf(body), now, signature).forEach(b::header);
+        HttpResponse<String> r = HttpClient.newHttpClient().send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return new HttpApi.Response(r.statusCode(), r.headers().map(), r.body());
     }
 
     private HttpApi.Response submit(String key, String idempotencyKey, String body) {
