@@ -98,7 +98,8 @@ public class Admission {
             // planned afresh each time among the table's eleven indexes and walked the partial index's dead entries,
             // 3.7-12 ms a call under load (decisions.md §80)
             Long n = jdbc.queryForObject("SELECT coalesce(sum(n), 0) FROM checkout_state_counts WHERE state NOT IN"
-                    + " ('completed', 'cancelled', 'manual_review', 'reconciliation_pending')", Long.class);
+                    + " ('completed', 'cancelled', 'manual_review', 'reconciliation_pending', 'awaiting_capture')",
+                    Long.class);
             long current = n == null ? 0 : n;
             Instant at = clock.instant();
             double seconds = Duration.between(countedAt, at).toMillis() / 1000.0;

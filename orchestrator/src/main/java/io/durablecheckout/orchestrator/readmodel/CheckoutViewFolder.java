@@ -1,6 +1,11 @@
 package io.durablecheckout.orchestrator.readmodel;
 
 import io.durablecheckout.api.checkout.ActivityIntent;
+import io.durablecheckout.api.checkout.CaptureAwaitedEvent;
+import io.durablecheckout.api.checkout.CustomerActionRequiredEvent;
+import io.durablecheckout.api.checkout.CheckoutConfirmedEvent;
+import io.durablecheckout.api.checkout.PaymentCaptureFailedEvent;
+import io.durablecheckout.api.checkout.PaymentCapturedEvent;
 import io.durablecheckout.api.checkout.ActivityLeaseExpiredEvent;
 import io.durablecheckout.api.checkout.ActivityLeaseDeferredEvent;
 import io.durablecheckout.api.checkout.ActivityLeaseRenewedEvent;
@@ -74,6 +79,28 @@ public final class CheckoutViewFolder {
             e.items().forEach(i -> v.items.add(new CheckoutView.Item(i.sku().value(), i.quantity())));
             v.customerEmail = e.customerEmail();
             v.idempotencyKey = e.idempotencyKey();
+            v.captureMode = e.policy().capture() == null ? null : e.policy().capture().wireName();
+        } else if (event instanceof CheckoutConfirmedEvent e) {
+            v.holdExpiresAt = e.holdExpiresAt();
+        } else if (event instanceof CaptureAwaitedEvent e) {
+            v.waiting = new CheckoutView.Waiting("awaiting the tenant's capture (POST /api/v1/checkouts/" + v.checkoutId
+                    + "/capture, as the order ships)", e.holdExpiresAt(), "the authorization's hold lapses: the "
+                    + "checkout is cancelled (void, stock release, notice to the customer)", known(v),
+                    "when the order ships");
+        } else if (event instanceof CustomerActionRequiredEvent e) {
+            v.customerAction = new CheckoutView.CustomerAction(nextAction(e.nextAction()), e.providerReference(),
+                    e.until());
+            v.waiting = new CheckoutView.Waiting("waiting for the customer to authenticate the payment (3-D Secure): "
+                    + "show them customerAction.nextAction", e.until(), "still waiting: the checkout is cancelled "
+                    + "(the authorization voided, the stock released)", known(v),
+                    "whether the customer completes the authentication");
+        } else if (event instanceof PaymentCapturedEvent e) {
+            v.captured = new CheckoutView.Amount(e.amount().minor(), e.amount().currency());
+            v.capturedAt = at;
+        } else if (event instanceof PaymentCaptureFailedEvent e) {
+            CheckoutView.Activity a = activity(v, Step.CAPTURE_PAYMENT);
+            a.status = "declined";
+            a.lastOutcome = e.reason();
         } else if (event instanceof ActivityIntent e) {
             CheckoutView.Activity a = activity(v, e.step());
             Lease lease = e.lease();
@@ -95,6 +122,7 @@ public final class CheckoutViewFolder {
                         "whether the provider authorized the payment");
             }
         } else if (event instanceof PaymentAuthorizedEvent e) {
+            v.customerAction = null;
             if (v.activities.containsKey(Step.RECONCILE_PAYMENT.slug())) {
                 succeeded(v, Step.RECONCILE_PAYMENT, "in_flight".equals(lookupBefore) ? "provider reported authorized"
                         : "no lookup answer: authorized on other evidence");
@@ -104,6 +132,7 @@ public final class CheckoutViewFolder {
             v.completedAt = at;
             v.waiting = v.manualReview == null ? null : disputeWaiting(v);
         } else if (event instanceof PaymentDeclinedEvent e) {
+            v.customerAction = null;
             CheckoutView.Activity a = activity(v, Step.AUTHORIZE_PAYMENT);
             a.status = "declined";
             a.lastOutcome = e.reason();
@@ -251,6 +280,21 @@ public final class CheckoutViewFolder {
                 "nothing happens until an operator resolves the dispute or cancels", known(v),
                 "which of the provider's reports is true");
     }
+
+    /** The provider's next action as plain JSON values; text that is not JSON is kept as text. */
+    private static Object nextAction(String json) {
+        if (json == null) {
+            return null;
+        }
+        try {
+            return NEXT_ACTION.readValue(json, Object.class);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            return json;
+        }
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper NEXT_ACTION =
+            new com.fasterxml.jackson.databind.ObjectMapper();
 
     private static String known(CheckoutView v) {
         StringBuilder sb = new StringBuilder();

@@ -27,6 +27,9 @@ import io.durablecheckout.api.command.RetryActivityCommand;
 import io.durablecheckout.api.values.FencingToken;
 import io.durablecheckout.api.values.OperationId;
 import io.durablecheckout.api.values.Step;
+import io.durablecheckout.api.values.CaptureMode;
+import io.durablecheckout.api.values.Money;
+import io.durablecheckout.api.command.CapturePaymentCommand;
 import io.durablecheckout.orchestrator.readmodel.CheckoutView;
 import io.durablecheckout.orchestrator.readmodel.CheckoutViewFolder;
 import io.durablecheckout.orchestrator.replay.HistoryBundle;
@@ -83,8 +86,8 @@ class OneFoldPropertyTest {
     void generated_histories_reach_every_state() {
         java.util.Random random = new java.util.Random(42);
         java.util.Set<CheckoutState> seen = java.util.EnumSet.noneOf(CheckoutState.class);
-        for (int n = 0; n < 500; n++) {
-            List<Integer> choices = random.ints(1 + random.nextInt(40), 0, 1000).boxed().toList();
+        for (int n = 0; n < 2000; n++) {
+            List<Integer> choices = random.ints(1 + random.nextInt(60), 0, 1000).boxed().toList();
             CheckoutFacts facts = CheckoutFacts.INITIAL;
             for (CheckoutEvent e : generate(choices)) {
                 facts = facts.evolve(e);
@@ -133,7 +136,10 @@ class OneFoldPropertyTest {
     /** Feeds the decision function one input per choice, picked among those that make sense in the facts so far. */
     static List<CheckoutEvent> generate(List<Integer> choices) {
         Instant now = CheckoutScenario.T0;
-        List<CheckoutEvent> history = new ArrayList<>(CheckoutDecider.start(CheckoutScenario.start(),
+        // half the histories capture on confirmation, half wait for the tenant's capture
+        CaptureMode mode = !choices.isEmpty() && choices.get(0) % 2 == 1 ? CaptureMode.DEFERRED
+                : CaptureMode.ON_CONFIRMATION;
+        List<CheckoutEvent> history = new ArrayList<>(CheckoutDecider.start(CheckoutScenario.start(mode),
                 CheckoutScenario.POLICY).events());
         CheckoutFacts facts = fold(history);
         for (int choice : choices) {
@@ -177,6 +183,11 @@ class OneFoldPropertyTest {
             }
         }
         inputs.add(new Deadlines.ReconciliationDue(facts.scheduledLookup()));
+        inputs.add(new CapturePaymentCommand(ID, choice % 4 == 0 ? new Money(1000, "EUR") : null, now));
+        inputs.add(new Deadlines.CustomerActionDue(now));
+        if (facts.holdExpiresAt() != null) {
+            inputs.add(new Deadlines.HoldExpiry(facts.holdExpiresAt()));
+        }
         inputs.add(new RequestCancellationCommand(ID, CancellationReason.CUSTOMER_REQUEST, "changed my mind", null, now));
         inputs.add(new RetryActivityCommand(ID, null, now));
         inputs.add(new ResolveManualReviewCommand(ID, choice % 2 == 0 ? ManualResolution.AUTHORIZED
@@ -194,7 +205,9 @@ class OneFoldPropertyTest {
                     new StockReservationRejectedEvent(ID, op, token, CancellationReason.OUT_OF_STOCK, "none left"));
             case AUTHORIZE_PAYMENT -> List.of(new PaymentAuthorizationSucceededEvent(ID, op, token, "psp-" + choice),
                     failed, new PaymentAuthorizationDeclinedEvent(ID, op, token, "card declined"),
-                    new PaymentAuthorizationOutcomeUnknownEvent(ID, op, token, "provider timeout"));
+                    new PaymentAuthorizationOutcomeUnknownEvent(ID, op, token, "provider timeout"),
+                    new io.durablecheckout.api.activity.PaymentAuthorizationActionRequiredEvent(ID, op, token,
+                            "{\"type\":\"redirect_to_url\"}", "pi_" + choice));
             case RECONCILE_PAYMENT -> List.of(new PaymentLookupAnsweredEvent(ID, op, token,
                     OperationId.of(ID, Step.AUTHORIZE_PAYMENT),
                     PaymentLookupOutcome.values()[choice % PaymentLookupOutcome.values().length], "psp-l-" + choice,
