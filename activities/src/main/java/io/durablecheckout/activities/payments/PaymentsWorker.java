@@ -29,7 +29,7 @@ import org.springframework.stereotype.Component;
 
 /**
  * Executes payment intents: the processor hands each one to {@link ProviderCalls} (a bounded number of provider
- * calls in flight, each in a transaction of its own) and goes on. The mapping that matters: a timeout or
+ * calls in flight, each in a transaction of its own; the batch commits once they ended) and goes on. The mapping that matters: a timeout or
  * PENDING is reported as outcome-unknown (never declined), and only a request the provider certainly did not
  * process becomes a retryable attempt failure.
  */
@@ -63,7 +63,7 @@ public class PaymentsWorker {
 
     @EventHandler
     public void on(PaymentAuthorizationRequestedEvent intent) {
-        calls.submit(intent, () -> authorize(intent));
+        calls.submit(intent.checkoutId(), () -> authorize(intent));
     }
 
     private void authorize(PaymentAuthorizationRequestedEvent intent) {
@@ -85,7 +85,7 @@ public class PaymentsWorker {
 
     @EventHandler
     public void on(PaymentReconciliationRequestedEvent intent) {
-        calls.submit(intent, () -> lookup(intent));
+        calls.submit(intent.checkoutId(), () -> lookup(intent));
     }
 
     private void lookup(PaymentReconciliationRequestedEvent intent) {
@@ -104,7 +104,7 @@ public class PaymentsWorker {
 
     @EventHandler
     public void on(PaymentVoidRequestedEvent intent) {
-        calls.submit(intent, () -> voidPayment(intent));
+        calls.submit(intent.checkoutId(), () -> voidPayment(intent));
     }
 
     private void voidPayment(PaymentVoidRequestedEvent intent) {
@@ -122,7 +122,7 @@ public class PaymentsWorker {
 
     @EventHandler
     public void on(PaymentRefundRequestedEvent intent) {
-        calls.submit(intent, () -> refund(intent));
+        calls.submit(intent.checkoutId(), () -> refund(intent));
     }
 
     private void refund(PaymentRefundRequestedEvent intent) {
@@ -145,13 +145,21 @@ public class PaymentsWorker {
      */
     @EventHandler
     public void on(PaymentAuthorizedEvent decided) {
-        payments.recordResolution(decided.operationId(), true, decided.providerReference(),
-                "recorded by checkout " + decided.checkoutId());
+        if (payments.decidedHere(decided.operationId())) {
+            return; // decided and committed by this worker: nothing to write, no call thread needed
+        }
+        calls.submit(decided.checkoutId(), () -> payments.recordResolution(decided.operationId(), true, decided.providerReference(),
+                "recorded by checkout " + decided.checkoutId()));
     }
 
     @EventHandler
     public void on(PaymentDeclinedEvent decided) {
-        payments.recordResolution(decided.operationId(), false, null, "recorded by checkout " + decided.checkoutId()
-                + (decided.reason() == null ? "" : ": " + decided.reason()));
+        if (payments.decidedHere(decided.operationId())) {
+            return;
+        }
+        // on a call thread too: the batch's own transaction then holds no payment row a later call of it needs
+        calls.submit(decided.checkoutId(), () -> payments.recordResolution(decided.operationId(), false, null,
+                "recorded by checkout " + decided.checkoutId() + (decided.reason() == null ? "" : ": "
+                        + decided.reason())));
     }
 }
