@@ -12,15 +12,17 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import io.durablecheckout.api.values.CaptureMode;
+
 import java.util.List;
 import java.util.Locale;
 
 /**
  * The receipt and the cancellation notice, as plain text and HTML (every value from the request escaped), from what the
- * checkout's history says. They say only what happened: the payment is authorized at confirmation and never captured
- * by this product, so the receipt says "authorized", not "charged"; the notice says what was refunded or released, and
- * when, once it was confirmed (it is sent after the refund or void succeeded). Once capture is wired, the notice must
- * tell a refund of a captured payment from a released hold.
+ * checkout's history says. They say only what happened: captured on confirmation, the receipt (sent after the capture)
+ * says what was charged and when; with a deferred capture it says the amount is authorized and charged when the order
+ * ships; a checkout from before capture was a step (rules 2) was only ever authorized. The notice says what was
+ * refunded (money taken and returned) or released (a hold, nothing taken), and when, once it was confirmed.
  */
 final class ReceiptTexts {
 
@@ -36,9 +38,17 @@ final class ReceiptTexts {
      * @param details      null for a checkout created before receipts had details (then SKUs and the amount only)
      * @param authorizedAt when the payment was authorized (null: not known)
      * @param refundedAt   when the refund was confirmed, {@code voidedAt} when the authorization was released
+     * @param capture      the checkout's capture mode (null: rules before capture, only ever authorized)
+     * @param captured     what a capture took ({@code capturedAt}: when), null while nothing is captured
      */
     record Order(CheckoutId checkoutId, List<LineItem> items, Money amount, ReceiptDetails details,
-                 Instant authorizedAt, Instant refundedAt, Instant voidedAt) {
+                 Instant authorizedAt, Instant refundedAt, Instant voidedAt, CaptureMode capture, Money captured,
+                 Instant capturedAt) {
+
+        Order(CheckoutId checkoutId, List<LineItem> items, Money amount, ReceiptDetails details, Instant authorizedAt,
+              Instant refundedAt, Instant voidedAt) {
+            this(checkoutId, items, amount, details, authorizedAt, refundedAt, voidedAt, null, null, null);
+        }
     }
 
     private record Row(String label, String unit, String total) {
@@ -49,9 +59,19 @@ final class ReceiptTexts {
         String subject = "Your order " + reference(o) + (merchant == null ? "" : " at " + merchant) + " is confirmed";
         List<String> text = new ArrayList<>();
         text.add(sentence("Thank you for your order" + (merchant == null ? "" : " at " + merchant)));
-        String payment = "Your payment method has been authorized for " + money(o.amount())
-                + (o.authorizedAt() == null ? "" : " on " + WHEN.format(o.authorizedAt()))
-                + ". This is a hold on the amount; nothing has been charged yet.";
+        String payment;
+        if (o.captured() != null) {
+            payment = "Your payment method was charged " + money(o.captured())
+                    + (o.capturedAt() == null ? "" : " on " + WHEN.format(o.capturedAt())) + ".";
+        } else if (o.capture() == CaptureMode.DEFERRED) {
+            payment = "Your payment method has been authorized for " + money(o.amount())
+                    + (o.authorizedAt() == null ? "" : " on " + WHEN.format(o.authorizedAt()))
+                    + ". It is charged when your order ships; until then this is a hold on the amount.";
+        } else {
+            payment = "Your payment method has been authorized for " + money(o.amount())
+                    + (o.authorizedAt() == null ? "" : " on " + WHEN.format(o.authorizedAt()))
+                    + ". This is a hold on the amount; nothing has been charged yet.";
+        }
         return message(recipient, subject, text, o, payment, null);
     }
 
@@ -61,9 +81,12 @@ final class ReceiptTexts {
         List<String> text = new ArrayList<>();
         text.add(sentence("Your order" + (merchant == null ? "" : " at " + merchant) + " was cancelled"));
         String money;
-        if (o.refundedAt() != null) {
-            // this product authorizes and never captures (capture is not wired: decision 66), so the confirmed refund
-            // released a hold: nothing was taken
+        if (o.refundedAt() != null && o.captured() != null) {
+            money = "Refund of " + money(o.captured()) + " confirmed on " + WHEN.format(o.refundedAt())
+                    + ". The money you were charged" + (o.capturedAt() == null ? "" : " on " + WHEN.format(o.capturedAt()))
+                    + " returns to your payment method; banks usually show it within 5 to 10 business days.";
+        } else if (o.refundedAt() != null) {
+            // before capture was a step (rules 2) a refund released a hold: nothing had been taken
             money = "Refund of " + money(o.amount()) + " confirmed on " + WHEN.format(o.refundedAt())
                     + ". Only an authorization (a hold) had been placed, so you were not charged; the hold is released.";
         } else if (o.voidedAt() != null) {

@@ -15,6 +15,7 @@ import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
 import io.durablecheckout.api.checkout.PaymentAuthorizedEvent;
 import io.durablecheckout.api.checkout.PaymentRefundedEvent;
 import io.durablecheckout.api.checkout.PaymentVoidedEvent;
+import io.durablecheckout.api.checkout.PaymentCapturedEvent;
 import io.durablecheckout.api.values.CheckoutId;
 import io.durablecheckout.api.values.LineItem;
 import org.axonframework.config.ProcessingGroup;
@@ -117,6 +118,8 @@ public class ReceiptsWorker {
         Instant authorized = null;
         Instant refunded = null;
         Instant voided = null;
+        Money captured = null;
+        Instant capturedAt = null;
         while (stream.hasNext()) {
             DomainEventMessage<?> m = stream.next();
             Object payload = m.getPayload();
@@ -124,9 +127,14 @@ public class ReceiptsWorker {
             else if (payload instanceof PaymentAuthorizedEvent) authorized = m.getTimestamp();
             else if (payload instanceof PaymentRefundedEvent) refunded = m.getTimestamp();
             else if (payload instanceof PaymentVoidedEvent) voided = m.getTimestamp();
+            else if (payload instanceof PaymentCapturedEvent c) {
+                captured = c.amount();
+                capturedAt = m.getTimestamp();
+            }
         }
         if (created == null) return new ReceiptTexts.Order(checkoutId, List.of(), amount, null, null, null, null);
         return new ReceiptTexts.Order(checkoutId, created.items(), amount != null ? amount : created.amount(),
-                created.receipt(), authorized, refunded, voided);
+                created.receipt(), authorized, refunded, voided, created.policy() == null ? null
+                : created.policy().capture(), captured, capturedAt);
     }
 }

@@ -12,6 +12,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import io.durablecheckout.api.values.CaptureMode;
+
 import java.time.Instant;
 import java.util.List;
 
@@ -60,6 +62,36 @@ class ReceiptTextsTest {
         snapshot("cancellation-notice.html", notice.html());
         assertThat(notice.body()).contains("Refund of 48.74 EUR confirmed on 2026-12-08 14:02 UTC")
                 .contains("you were not charged").doesNotContain("being returned");
+    }
+
+    @Test
+    void capturedOnConfirmationTheReceiptSaysWhatWasChargedAndWhen() throws IOException {
+        ReceiptTexts.Order captured = new ReceiptTexts.Order(ID, ORDER.items(), ORDER.amount(), DETAILS,
+                ORDER.authorizedAt(), null, null, CaptureMode.ON_CONFIRMATION, ORDER.amount(),
+                Instant.parse("2026-12-07T09:15:32Z"));
+        OutboundMessage receipt = ReceiptTexts.receipt("ada@example.com", captured);
+        snapshot("receipt-captured.txt", receipt.body());
+        assertThat(receipt.body()).contains("Your payment method was charged 48.74 EUR on 2026-12-07 09:15 UTC.")
+                .doesNotContain("hold").doesNotContain("nothing has been charged");
+    }
+
+    @Test
+    void aDeferredCaptureSReceiptSaysTheCardIsChargedOnShipment() {
+        ReceiptTexts.Order deferred = new ReceiptTexts.Order(ID, ORDER.items(), ORDER.amount(), DETAILS,
+                ORDER.authorizedAt(), null, null, CaptureMode.DEFERRED, null, null);
+        assertThat(ReceiptTexts.receipt("ada@example.com", deferred).body())
+                .contains("authorized for 48.74 EUR on 2026-12-07 09:15 UTC. It is charged when your order ships");
+    }
+
+    @Test
+    void theNoticeAfterARefundOfACapturedPaymentSaysTheMoneyReturns() {
+        ReceiptTexts.Order refunded = new ReceiptTexts.Order(ID, ORDER.items(), ORDER.amount(), DETAILS,
+                ORDER.authorizedAt(), Instant.parse("2026-12-08T14:02:00Z"), null, CaptureMode.ON_CONFIRMATION,
+                new Money(4_000, "EUR"), Instant.parse("2026-12-07T09:15:32Z"));
+        assertThat(ReceiptTexts.cancellationNotice("ada@example.com", refunded).body())
+                .contains("Refund of 40.00 EUR confirmed on 2026-12-08 14:02 UTC. The money you were charged on "
+                        + "2026-12-07 09:15 UTC returns to your payment method")
+                .doesNotContain("you were not charged");
     }
 
     @Test

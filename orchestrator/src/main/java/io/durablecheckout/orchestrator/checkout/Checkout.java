@@ -63,6 +63,9 @@ public class Checkout {
     @CommandHandler public void handle(RequestCancellationCommand c, DeadlineManager d) { decide(c, c.requestedAt(), d); }
     @CommandHandler public void handle(ResolveManualReviewCommand c, DeadlineManager d) { decide(c, c.resolvedAt(), d); }
     @CommandHandler public void handle(RetryActivityCommand c, DeadlineManager d) { decide(c, c.requestedAt(), d); }
+    @CommandHandler public void handle(io.durablecheckout.api.command.CapturePaymentCommand c, DeadlineManager d) {
+        decide(c, c.requestedAt(), d);
+    }
     @CommandHandler public void handle(RecordProviderNotificationCommand c, DeadlineManager d) {
         decide(c, c.receivedAt(), d);
     }
@@ -87,6 +90,8 @@ public class Checkout {
     public void on(Deadlines.RetryDue due, @Timestamp Instant at, DeadlineManager d) { decide(due, at, d); }
     @DeadlineHandler(deadlineName = Deadlines.RECONCILIATION_DUE)
     public void on(Deadlines.ReconciliationDue due, @Timestamp Instant at, DeadlineManager d) { decide(due, at, d); }
+    @DeadlineHandler(deadlineName = Deadlines.HOLD_EXPIRED)
+    public void on(Deadlines.HoldExpiry due, @Timestamp Instant at, DeadlineManager d) { decide(due, at, d); }
 
     @EventSourcingHandler
     void on(CheckoutEvent event, MetaData metaData, @SequenceNumber Long sequenceNumber) {

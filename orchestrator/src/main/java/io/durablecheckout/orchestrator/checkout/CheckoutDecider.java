@@ -8,6 +8,11 @@ import io.durablecheckout.api.checkout.ActivityLeaseDeferredEvent;
 import io.durablecheckout.api.checkout.ActivityLeaseExpiredEvent;
 import io.durablecheckout.api.checkout.ActivityLeaseRenewedEvent;
 import io.durablecheckout.api.checkout.ActivityResultRejectedEvent;
+import io.durablecheckout.api.checkout.CaptureAwaitedEvent;
+import io.durablecheckout.api.command.CapturePaymentCommand;
+import io.durablecheckout.api.values.CaptureMode;
+import io.durablecheckout.api.values.Money;
+import io.durablecheckout.orchestrator.checkout.Deadlines.HoldExpiry;
 import io.durablecheckout.api.checkout.ActivityRetryScheduledEvent;
 import io.durablecheckout.api.checkout.CancellationReason;
 import io.durablecheckout.api.checkout.CheckoutCancellationRequestedEvent;
@@ -77,6 +82,8 @@ public final class CheckoutDecider {
     private final List<CheckoutEvent> events = new ArrayList<>();
     private final List<Timer> cancel = new ArrayList<>();
     private final List<Timer> schedule = new ArrayList<>();
+    /** The amount a tenant's capture call asks for, until its intent records it. */
+    private Money captureAmount;
 
     private CheckoutDecider(CheckoutFacts facts) {
         this.s = facts;
@@ -84,7 +91,8 @@ public final class CheckoutDecider {
 
     /** Starts a checkout under the policy configured today (recorded in its first event). */
     public static Decision start(StartCheckoutCommand cmd, WorkflowPolicy configured) {
-        return start(cmd, configured.recorded());
+        return start(cmd, configured.recorded().capturing(cmd.capture() == null ? CaptureMode.ON_CONFIRMATION
+                : cmd.capture()));
     }
 
     /** Starts a checkout under {@code recorded}, rules version included (replay: the history's own). */
@@ -120,6 +128,10 @@ public final class CheckoutDecider {
             d.retry(c);
         } else if (input instanceof RecordProviderNotificationCommand c) {
             d.notification(c);
+        } else if (input instanceof CapturePaymentCommand c) {
+            d.capture(c);
+        } else if (input instanceof HoldExpiry e) {
+            d.holdExpired(e, now);
         } else if (input instanceof LeaseExpiry e) {
             d.leaseExpired(e.step(), e.fencingToken(), true, now); // nothing observed: presumed passed (rules 1)
         } else if (input instanceof ObservedLeaseExpiry e) {
@@ -200,24 +212,65 @@ public final class CheckoutDecider {
     }
 
     private void cancel(RequestCancellationCommand cmd) {
+        cancel(cmd.reason(), cmd.detail(), cmd.requestedAt());
+    }
+
+    private void cancel(CancellationReason reason, String detail, Instant now) {
         boolean operatorInReview = Workflow.operatorCancelOverridesEarlierRequest(s.state(),
-                cmd.reason() == CancellationReason.OPERATOR_REQUEST);
+                reason == CancellationReason.OPERATOR_REQUEST);
         if (s.isCompensatingOrCancelled() || (s.cancelRequested() && !operatorInReview)) {
             return; // already being undone: the request is satisfied, acknowledged idempotently
         }
         Run authorization = s.run(Step.AUTHORIZE_PAYMENT);
         boolean compensateNow = Workflow.compensatesOnCancel(s.state(), authorization != null && authorization.inFlight());
-        apply(new CheckoutCancellationRequestedEvent(s.checkoutId(), cmd.reason(), cmd.detail()));
+        apply(new CheckoutCancellationRequestedEvent(s.checkoutId(), reason, detail));
         if (!compensateNow) {
             return; // a step in flight concludes first; the table's cancelling column then compensates
         }
         if (s.state() == CheckoutState.MANUAL_REVIEW && s.blockedStep().isCompensation()) {
-            issue(s.blockedStep(), cmd.requestedAt()); // the compensation itself is stuck: try it again
+            issue(s.blockedStep(), now); // the compensation itself is stuck: try it again
         } else {
             // between authorization attempts, void under its operation id covers an earlier attempt; in a review,
             // "maybe authorized" is covered too: void and refund are idempotent by key
-            compensate(null, cmd.requestedAt());
+            compensate(null, now);
         }
+    }
+
+    /**
+     * The tenant captures a deferred checkout's payment (all of it, or {@code amount} up to the authorized one). Asked
+     * again for the same amount once requested, it changes nothing; any other capture request is refused.
+     */
+    private void capture(CapturePaymentCommand cmd) {
+        if (s.rulesVersion() < WorkflowPolicy.CAPTURES) {
+            throw new IllegalCheckoutTransitionException("a capture is called for under rules version 3 on", s.state(),
+                    "This checkout was created before capture was a step (rules version " + s.rulesVersion()
+                            + "): an operator captures or releases its hold (docs/operations.md, legacy holds)");
+        }
+        Order order = s.order();
+        Money amount = cmd.amount() == null ? order.amount() : cmd.amount();
+        if (s.run(Step.CAPTURE_PAYMENT) != null) {
+            if (!amount.equals(order.toCapture())) {
+                throw new IllegalCheckoutTransitionException("a payment is captured once", s.state(),
+                        "A capture of " + order.toCapture() + " was already requested for this checkout");
+            }
+            return; // the same capture asked again: acknowledged, nothing changes
+        }
+        if (s.capture() != CaptureMode.DEFERRED) {
+            throw new IllegalCheckoutTransitionException("only a deferred capture is called for", s.state(),
+                    "This checkout is captured on confirmation; it needs no capture call");
+        }
+        if (s.state() != CheckoutState.AWAITING_CAPTURE) {
+            throw new IllegalCheckoutTransitionException("a capture is called for in awaiting_capture", s.state(),
+                    "Checkout is " + s.state().wireName() + ", not awaiting_capture");
+        }
+        if (!amount.currency().equals(order.amount().currency()) || amount.minor() <= 0
+                || amount.minor() > order.amount().minor()) {
+            throw new IllegalCheckoutTransitionException("a capture takes at most the authorized amount", s.state(),
+                    "The capture amount must be positive, in " + order.amount().currency() + " and at most the "
+                            + "authorized " + order.amount() + ", was " + amount);
+        }
+        captureAmount = amount;
+        issue(Step.CAPTURE_PAYMENT, cmd.requestedAt());
     }
 
     private void resolve(ResolveManualReviewCommand cmd) {
@@ -367,6 +420,21 @@ public final class CheckoutDecider {
         issue(due.step(), dueAt);
     }
 
+    /**
+     * The authorization's hold lapsed. Cancelled as a cancellation would be (void, stock release, notice) when no
+     * capture was ever asked for; once one was, the provider's answer to it decides (a capture after the lapse is
+     * declined by the provider, never guessed here). A checkout an operator holds, or already undone, is left alone.
+     */
+    private void holdExpired(HoldExpiry expiry, Instant dueAt) {
+        if (s.rulesVersion() < WorkflowPolicy.CAPTURES || s.paymentOutcome() != ManualResolution.AUTHORIZED
+                || s.run(Step.CAPTURE_PAYMENT) != null || s.captured() || s.cancelRequested()
+                || s.isCompensatingOrCancelled() || s.state() == CheckoutState.MANUAL_REVIEW) {
+            return;
+        }
+        cancel(CancellationReason.HOLD_EXPIRED, "the authorization's hold lapsed at " + expiry.expiresAt()
+                + " before a capture was asked for", dueAt);
+    }
+
     private void reconciliationDue(ReconciliationDue due, Instant dueAt) {
         if (s.state() == CheckoutState.RECONCILIATION_PENDING && due.lookupNumber() == s.scheduledLookup()) {
             issue(Step.RECONCILE_PAYMENT, dueAt);
@@ -380,16 +448,25 @@ public final class CheckoutDecider {
         if (outcome.fact() != null) {
             apply(outcome.fact());
         }
-        then(Workflow.row(outcome.step()).follows(outcome.result(), s.cancelRequested()), outcome, now);
+        then(Workflow.row(outcome.step(), s.rulesVersion()).follows(outcome.result(), s.cancelRequested()), outcome,
+                now);
     }
 
     private void then(Then then, Outcome outcome, Instant now) {
         switch (then.move()) {
             case ISSUE -> issue(then.step(), now);
-            case CONFIRM -> apply(new CheckoutConfirmedEvent(s.checkoutId()));
-            case COMPLETE -> apply(new CheckoutCompletedEvent(s.checkoutId()));
+            case CONFIRM -> confirm(now);
+            case CONTINUE -> continueAfter(outcome.step(), now);
+            case RETRY -> retryOrReview(outcome.step(), s.run(outcome.step()), outcome.detail(), now);
+            case COMPLETE -> {
+                closeHold();
+                apply(new CheckoutCompletedEvent(s.checkoutId()));
+            }
             case COMPENSATE -> compensate(outcome.step(), now);
-            case CANCEL -> apply(new CheckoutCancelledEvent(s.checkoutId(), outcome.reason(), outcome.detail()));
+            case CANCEL -> {
+                closeHold();
+                apply(new CheckoutCancelledEvent(s.checkoutId(), outcome.reason(), outcome.detail()));
+            }
             case RECONCILE -> scheduleLookup(now, outcome.detail());
             case LOOK_AGAIN -> lookAgain(outcome.detail(), now);
             case NONE -> {
@@ -400,12 +477,42 @@ public final class CheckoutDecider {
         }
     }
 
+    /** The order is confirmed; from rules version 3 on, the hold's lapse is a deadline from now. */
+    private void confirm(Instant now) {
+        if (s.rulesVersion() < WorkflowPolicy.CAPTURES) {
+            apply(new CheckoutConfirmedEvent(s.checkoutId()));
+            return;
+        }
+        Instant holdExpiresAt = now.plus(s.policy().holdValidity());
+        schedule.add(Timer.holdExpiry(holdExpiresAt));
+        apply(new CheckoutConfirmedEvent(s.checkoutId(), holdExpiresAt));
+    }
+
+    /**
+     * The next of what follows a confirmation after {@code concluded} (the authorization or its lookup: the first),
+     * in the checkout's capture mode's order; completed when none is left. A deferred capture is not issued: the
+     * checkout awaits the tenant's capture call.
+     */
+    private void continueAfter(Step concluded, Instant now) {
+        List<Step> order = Workflow.afterConfirmation(s.capture(), s.rulesVersion());
+        int next = order.indexOf(concluded) + 1; // -1 + 1: a payment step concluded, the first comes next
+        if (next >= order.size()) {
+            closeHold();
+            apply(new CheckoutCompletedEvent(s.checkoutId()));
+        } else if (order.get(next) == Step.CAPTURE_PAYMENT && s.capture() == CaptureMode.DEFERRED) {
+            apply(new CaptureAwaitedEvent(s.checkoutId(), s.holdExpiresAt()));
+        } else {
+            issue(order.get(next), now);
+        }
+    }
+
     /** Issues the first compensation still owed after {@code concluded} (null: any); none left: cancelled. */
     private void compensate(Step concluded, Instant now) {
         Step next = Workflow.nextCompensation(concluded, s.compensationFacts());
         if (next != null) {
             issue(next, now);
         } else {
+            closeHold();
             apply(new CheckoutCancelledEvent(s.checkoutId(), s.cancelReason(), s.cancelDetail()));
         }
     }
@@ -452,10 +559,19 @@ public final class CheckoutDecider {
         Lease lease = new Lease(OperationId.of(s.checkoutId(), step), attempt, token,
                 now.plus(s.policy().leaseFor(step)));
         schedule.add(leaseTimer(step, lease));
-        apply((CheckoutEvent) Workflow.row(step).build().build(s.order(), s.scheduledLookup(), lease));
+        Order order = step == Step.CAPTURE_PAYMENT && captureAmount != null ? s.order().capturing(captureAmount)
+                : s.order();
+        apply((CheckoutEvent) Workflow.row(step).build().build(order, s.scheduledLookup(), lease));
     }
 
     // ------------------------------------------------------------------------------------------------ helpers
+
+    /** The checkout ends: the hold's deadline, if it has one, has nothing left to decide (cancelled, not left to fire). */
+    private void closeHold() {
+        if (s.holdOpen()) {
+            cancel.add(Timer.holdExpiry(s.holdExpiresAt()));
+        }
+    }
 
     private static Timer leaseTimer(Step step, Lease lease) {
         return Timer.leaseExpiry(step, lease.fencingToken(), lease.expiresAt());

@@ -1,6 +1,12 @@
 package io.durablecheckout.orchestrator.checkout;
 
 import io.durablecheckout.api.checkout.ActivityIntent;
+import io.durablecheckout.api.checkout.CaptureAwaitedEvent;
+import io.durablecheckout.api.checkout.PaymentCaptureFailedEvent;
+import io.durablecheckout.api.checkout.PaymentCaptureRequestedEvent;
+import io.durablecheckout.api.checkout.PaymentCapturedEvent;
+import io.durablecheckout.api.values.CaptureMode;
+import java.time.Instant;
 import io.durablecheckout.api.checkout.CancellationReason;
 import io.durablecheckout.api.checkout.CheckoutCancellationRequestedEvent;
 import io.durablecheckout.api.checkout.CheckoutCancelledEvent;
@@ -45,6 +51,7 @@ public final class CheckoutFacts {
             Map.entry(PaymentOutcomeUnknownEvent.class, CheckoutState.PAYMENT_UNKNOWN),
             Map.entry(PaymentReconciliationScheduledEvent.class, CheckoutState.RECONCILIATION_PENDING),
             Map.entry(CheckoutConfirmedEvent.class, CheckoutState.CONFIRMED),
+            Map.entry(CaptureAwaitedEvent.class, CheckoutState.AWAITING_CAPTURE),
             Map.entry(CheckoutCompletedEvent.class, CheckoutState.COMPLETED),
             Map.entry(ManualReviewRequiredEvent.class, CheckoutState.MANUAL_REVIEW),
             Map.entry(CheckoutCancelledEvent.class, CheckoutState.CANCELLED));
@@ -61,6 +68,12 @@ public final class CheckoutFacts {
     private CancellationReason cancelReason;
     private String cancelDetail;
     private boolean receiptSent;
+    /** When the payment is captured (rules version 3 on; {@code null} before). */
+    private CaptureMode capture;
+    /** When the authorization's hold lapses, as recorded at confirmation (rules version 3 on). */
+    private Instant holdExpiresAt;
+    /** The hold's deadline is scheduled and the checkout has not ended (completed or cancelled) since. */
+    private boolean holdOpen;
     private int scheduledLookup;
     private int lookupBudgetStart;
     private Step blockedStep;
@@ -98,6 +111,21 @@ public final class CheckoutFacts {
             order = new Order(e.checkoutId(), e.tenantId(), e.items(), e.amount(), e.paymentToken(), e.customerEmail());
             policy = WorkflowPolicy.of(e.policy());
             rulesVersion = e.policy().version();
+            capture = e.policy().capture();
+        } else if (event instanceof CheckoutConfirmedEvent e) {
+            holdExpiresAt = e.holdExpiresAt();
+            holdOpen = e.holdExpiresAt() != null;
+        } else if (event instanceof CheckoutCompletedEvent) {
+            holdOpen = false;
+        } else if (event instanceof PaymentCaptureRequestedEvent e) {
+            order = order.capturing(e.amount());
+        } else if (event instanceof PaymentCapturedEvent e) {
+            order = order.captured(e.amount());
+        } else if (event instanceof PaymentCaptureFailedEvent e) {
+            if (!cancelRequested) {
+                cancelReason = CancellationReason.CAPTURE_DECLINED;
+                cancelDetail = e.reason();
+            }
         } else if (event instanceof PaymentAuthorizedEvent) {
             paymentOutcome = ManualResolution.AUTHORIZED;
         } else if (event instanceof PaymentDeclinedEvent e) {
@@ -116,6 +144,7 @@ public final class CheckoutFacts {
             cancelDetail = e.detail();
         } else if (event instanceof CheckoutCancelledEvent e) {
             cancelReason = e.reason();
+            holdOpen = false;
         } else if (event instanceof ManualReviewRequiredEvent e) {
             blockedStep = e.blockedStep();
             if (e.blockedStep() == Step.RECONCILE_PAYMENT) {
@@ -160,6 +189,23 @@ public final class CheckoutFacts {
         return runs.get(step);
     }
 
+    CaptureMode capture() {
+        return capture;
+    }
+
+    Instant holdExpiresAt() {
+        return holdExpiresAt;
+    }
+
+    boolean holdOpen() {
+        return holdOpen;
+    }
+
+    /** A capture took money (the refund's amount is what it took). */
+    boolean captured() {
+        return order != null && order.captured() != null;
+    }
+
     boolean cancelRequested() {
         return cancelRequested;
     }
@@ -199,7 +245,8 @@ public final class CheckoutFacts {
 
     /** What decides which compensations are owed (see {@link Workflow#COMPENSATIONS}). */
     Workflow.Facts compensationFacts() {
-        return new Workflow.Facts(runs.keySet(), paymentOutcome == ManualResolution.DECLINED, receiptSent);
+        boolean charged = rulesVersion >= WorkflowPolicy.CAPTURES ? captured() : receiptSent;
+        return new Workflow.Facts(runs.keySet(), paymentOutcome == ManualResolution.DECLINED, charged);
     }
 
     boolean isCompensatingOrCancelled() {
@@ -231,6 +278,9 @@ public final class CheckoutFacts {
         c.cancelReason = cancelReason;
         c.cancelDetail = cancelDetail;
         c.receiptSent = receiptSent;
+        c.capture = capture;
+        c.holdExpiresAt = holdExpiresAt;
+        c.holdOpen = holdOpen;
         c.scheduledLookup = scheduledLookup;
         c.lookupBudgetStart = lookupBudgetStart;
         c.blockedStep = blockedStep;

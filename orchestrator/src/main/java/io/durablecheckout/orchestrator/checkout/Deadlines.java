@@ -8,6 +8,8 @@ public final class Deadlines {
     public static final String LEASE_EXPIRED = "checkout-lease-expired";
     public static final String RETRY_DUE = "checkout-retry-due";
     public static final String RECONCILIATION_DUE = "checkout-reconciliation-due";
+    /** The authorization's hold lapses (rules version 3 on): cancelled unless a capture was asked for. */
+    public static final String HOLD_EXPIRED = "checkout-hold-expired";
     /**
      * Metadata key under which an event that grants or moves a lease records the handle its deadline manager gave the
      * lease's timer (infrastructure, not a decision: the shell needs it to cancel the timer).
@@ -38,5 +40,9 @@ public final class Deadlines {
     }
 
     public record ReconciliationDue(int lookupNumber) {
+    }
+
+    /** The hold of the authorization expires; {@code expiresAt} as recorded at confirmation. */
+    public record HoldExpiry(java.time.Instant expiresAt) {
     }
 }

@@ -3,6 +3,7 @@ package io.durablecheckout.orchestrator.checkout;
 import io.durablecheckout.api.checkout.ActivityIntent;
 import io.durablecheckout.api.checkout.ActivityLeaseDeferredEvent;
 import io.durablecheckout.api.checkout.ActivityLeaseRenewedEvent;
+import io.durablecheckout.api.checkout.CheckoutConfirmedEvent;
 import io.durablecheckout.api.checkout.CheckoutEvent;
 import io.durablecheckout.api.values.FencingToken;
 import io.durablecheckout.api.values.Step;
@@ -46,17 +47,26 @@ public record Decision(List<CheckoutEvent> events, List<Timer> cancel, List<Time
             return new Timer(Deadlines.RECONCILIATION_DUE, Step.RECONCILE_PAYMENT, null, lookupNumber, due);
         }
 
+        /** When the authorization's hold lapses. */
+        static Timer holdExpiry(Instant due) {
+            return new Timer(Deadlines.HOLD_EXPIRED, Step.CAPTURE_PAYMENT, null, 0, due);
+        }
+
         /** What the deadline carries to its handler. */
         public Object payload() {
             return switch (name) {
                 case Deadlines.LEASE_EXPIRED -> new Deadlines.LeaseExpiry(step, token);
                 case Deadlines.RETRY_DUE -> new Deadlines.RetryDue(step, token);
                 case Deadlines.RECONCILIATION_DUE -> new Deadlines.ReconciliationDue(lookupNumber);
+                case Deadlines.HOLD_EXPIRED -> new Deadlines.HoldExpiry(due);
                 default -> throw new IllegalStateException("unknown timer " + name);
             };
         }
 
-        /** The timer of the lease an event grants or moves (an intent, a renewal, a deferral), or {@code null}. */
+        /**
+         * The timer an event starts or moves, whose handle the shell keeps to cancel it: a lease's (an intent, a
+         * renewal, a deferral) or the hold's (a confirmation under rules version 3); otherwise {@code null}.
+         */
         public static Timer ofLease(CheckoutEvent event) {
             if (event instanceof ActivityIntent e) {
                 return leaseExpiry(e.step(), e.lease().fencingToken(), e.lease().expiresAt());
@@ -64,6 +74,8 @@ public record Decision(List<CheckoutEvent> events, List<Timer> cancel, List<Time
                 return leaseExpiry(e.step(), e.lease().fencingToken(), e.lease().expiresAt());
             } else if (event instanceof ActivityLeaseDeferredEvent e) {
                 return leaseExpiry(e.step(), e.lease().fencingToken(), e.lease().expiresAt());
+            } else if (event instanceof CheckoutConfirmedEvent e && e.holdExpiresAt() != null) {
+                return holdExpiry(e.holdExpiresAt());
             }
             return null;
         }

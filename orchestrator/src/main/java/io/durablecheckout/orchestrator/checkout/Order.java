@@ -7,7 +7,30 @@ import io.durablecheckout.api.values.TenantId;
 
 import java.util.List;
 
-/** What a checkout was created with: everything a step's request needs besides its lease. */
+/**
+ * What a checkout was created with, and what its capture settled: everything a step's request needs besides its lease.
+ *
+ * @param toCapture what the capture asks for (the authorized amount unless the tenant's capture call named less)
+ * @param captured  what a capture took ({@code null}: nothing captured); a refund returns at most this
+ */
 record Order(CheckoutId checkoutId, TenantId tenantId, List<LineItem> items, Money amount, String paymentToken,
-             String customerEmail) {
+             String customerEmail, Money toCapture, Money captured) {
+
+    Order(CheckoutId checkoutId, TenantId tenantId, List<LineItem> items, Money amount, String paymentToken,
+          String customerEmail) {
+        this(checkoutId, tenantId, items, amount, paymentToken, customerEmail, amount, null);
+    }
+
+    Order capturing(Money requested) {
+        return new Order(checkoutId, tenantId, items, amount, paymentToken, customerEmail, requested, captured);
+    }
+
+    Order captured(Money taken) {
+        return new Order(checkoutId, tenantId, items, amount, paymentToken, customerEmail, toCapture, taken);
+    }
+
+    /** What a refund returns: what the capture took; before capture existed (rules 2), the amount paid. */
+    Money refundable() {
+        return captured != null ? captured : amount;
+    }
 }

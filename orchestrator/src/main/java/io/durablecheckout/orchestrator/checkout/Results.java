@@ -4,6 +4,9 @@ import io.durablecheckout.api.activity.ActivityAttemptFailedEvent;
 import io.durablecheckout.api.activity.ActivityResultEvent;
 import io.durablecheckout.api.activity.PaymentAuthorizationDeclinedEvent;
 import io.durablecheckout.api.activity.PaymentAuthorizationOutcomeUnknownEvent;
+import io.durablecheckout.api.activity.PaymentCaptureDeclinedEvent;
+import io.durablecheckout.api.activity.PaymentCaptureOutcomeUnknownEvent;
+import io.durablecheckout.api.checkout.PaymentCaptureFailedEvent;
 import io.durablecheckout.api.activity.PaymentLookupAnsweredEvent;
 import io.durablecheckout.api.activity.StockReservationRejectedEvent;
 import io.durablecheckout.api.checkout.CancellationReason;
@@ -53,6 +56,14 @@ final class Results {
                     new PaymentOutcomeUnknownEvent(id, r.operationId(), r.fencingToken(), r.reason()), null, r.reason());
         } else if (result instanceof PaymentLookupAnsweredEvent r) {
             return lookup(r, id, authorization);
+        } else if (result instanceof PaymentCaptureDeclinedEvent r) {
+            return new Outcome(r.step(), Result.FAILED,
+                    new PaymentCaptureFailedEvent(id, r.operationId(), r.fencingToken(), r.reason()),
+                    CancellationReason.CAPTURE_DECLINED, r.reason());
+        } else if (result instanceof PaymentCaptureOutcomeUnknownEvent r) {
+            // A capture timeout is unknown, never failed: asked again under the capture's own operation id, which the
+            // provider answers from its record if the capture happened (never a second capture).
+            return new Outcome(r.step(), Result.UNKNOWN, null, null, "capture outcome unknown: " + r.reason());
         }
         // the rest report a step done: its row says which fact records it
         Workflow.Row row = Workflow.reportedBy(result);
@@ -89,7 +100,7 @@ final class Results {
 
     /** Says what happened, as opposed to "try again" or "still not known" (a redelivery of which changes nothing). */
     static boolean isConclusive(ActivityResultEvent result) {
-        if (result instanceof ActivityAttemptFailedEvent) {
+        if (result instanceof ActivityAttemptFailedEvent || result instanceof PaymentCaptureOutcomeUnknownEvent) {
             return false;
         }
         if (result instanceof PaymentLookupAnsweredEvent answer) {

@@ -9,6 +9,7 @@ import io.durablecheckout.api.checkout.CheckoutCancelledEvent;
 import io.durablecheckout.api.checkout.CheckoutEvent;
 import io.durablecheckout.api.checkout.ManualReviewRequiredEvent;
 import io.durablecheckout.api.checkout.PaymentAuthorizedEvent;
+import io.durablecheckout.api.checkout.PaymentCaptureFailedEvent;
 import io.durablecheckout.api.checkout.PaymentDeclinedEvent;
 import io.durablecheckout.api.checkout.PaymentOutcomeUnknownEvent;
 import io.durablecheckout.api.checkout.PaymentReconciliationScheduledEvent;
@@ -64,6 +65,8 @@ public record Run(Lease lease, Status status, int failures, boolean claimed, int
             return step == Step.AUTHORIZE_PAYMENT; // its lookups are a step of their own
         } else if (event instanceof PaymentReconciliationScheduledEvent) {
             return step == Step.RECONCILE_PAYMENT; // a lookup concluded: the next one is scheduled
+        } else if (event instanceof PaymentCaptureFailedEvent) {
+            return step == Step.CAPTURE_PAYMENT; // refused for good: nothing more runs under the capture
         }
         return false;
     }

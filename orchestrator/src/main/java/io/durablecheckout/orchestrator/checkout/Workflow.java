@@ -28,6 +28,7 @@ import io.durablecheckout.api.checkout.PaymentVoidRequestedEvent;
 import io.durablecheckout.api.checkout.ReceiptRequestedEvent;
 import io.durablecheckout.api.checkout.StockReleaseRequestedEvent;
 import io.durablecheckout.api.checkout.StockReservationRequestedEvent;
+import io.durablecheckout.api.values.CaptureMode;
 import io.durablecheckout.api.values.CheckoutId;
 import io.durablecheckout.api.values.Lease;
 import io.durablecheckout.api.values.OperationId;
@@ -50,6 +51,8 @@ import static io.durablecheckout.api.values.Step.SEND_CANCELLATION_NOTICE;
 import static io.durablecheckout.api.values.Step.SEND_RECEIPT;
 import static io.durablecheckout.api.values.Step.VOID_PAYMENT;
 import static io.durablecheckout.orchestrator.checkout.Workflow.Move.CANCEL;
+import static io.durablecheckout.orchestrator.checkout.Workflow.Move.CONTINUE;
+import static io.durablecheckout.orchestrator.checkout.Workflow.Move.RETRY;
 import static io.durablecheckout.orchestrator.checkout.Workflow.Move.COMPENSATE;
 import static io.durablecheckout.orchestrator.checkout.Workflow.Move.LOOK_AGAIN;
 import static io.durablecheckout.orchestrator.checkout.Workflow.Move.RECONCILE;
@@ -96,6 +99,14 @@ public final class Workflow {
         RECONCILE,
         /** Schedule another lookup, or block in manual review once the lookups are used up. */
         LOOK_AGAIN,
+        /**
+         * Go on with the next of what follows a confirmation in the checkout's capture mode ({@link #afterConfirmation}),
+         * after the step that concluded; completed after the last. A deferred capture waits for the tenant's call
+         * (awaiting_capture) instead of being issued.
+         */
+        CONTINUE,
+        /** Ask again after a back-off under the same operation id (an unknown outcome the provider deduplicates). */
+        RETRY,
         /** Nothing more. */
         NONE
     }
@@ -202,15 +213,18 @@ public final class Workflow {
         }
     }
 
-    /** What decides whether a compensation is owed: which steps were ever requested, and what became of the payment. */
-    record Facts(Set<Step> requested, boolean paymentDeclined, boolean receiptSent) {
+    /**
+     * What decides whether a compensation is owed: which steps were ever requested, and what became of the payment
+     * ({@code charged}: a capture took money; under rules version 2, which had no capture, the receipt was sent).
+     */
+    record Facts(Set<Step> requested, boolean paymentDeclined, boolean charged) {
     }
 
     /** A compensation, what it undoes, and when it is owed ({@code owedWhen} says it in words, for the docs). */
     record Compensation(Step step, Step undoes, String owedWhen, Predicate<Facts> owed) {
     }
 
-    private static final Then CONFIRM_AND_SEND_RECEIPT = Then.confirmThen(Then.issue(SEND_RECEIPT));
+    private static final Then CONFIRM_AND_CONTINUE = Then.confirmThen(Then.of(CONTINUE));
 
     /** Forward steps in order; the lookup stands in for the authorization while its outcome is unknown. */
     static final List<Row> STEPS = List.of(
@@ -232,7 +246,7 @@ public final class Workflow {
                                     r.providerReference()))
                     .doneIn(CheckoutState.PAYMENT_AUTHORIZED)
                     .leasedAsPayment()
-                    .on(SUCCEEDED, CONFIRM_AND_SEND_RECEIPT)
+                    .on(SUCCEEDED, CONFIRM_AND_CONTINUE)
                     .on(FAILED, Then.of(COMPENSATE))
                     .on(UNKNOWN, Then.of(RECONCILE)) // a timeout is unknown, never a decline
                     .whenCancelling(Then.of(COMPENSATE)),
@@ -241,7 +255,7 @@ public final class Workflow {
                             OperationId.of(o.checkoutId(), AUTHORIZE_PAYMENT), n, lease))
                     .pendingIn(CheckoutState.RECONCILIATION_PENDING, "payment lookup")
                     .leasedAsPayment() // its answers are read by Results: they are about the authorization
-                    .on(SUCCEEDED, CONFIRM_AND_SEND_RECEIPT)
+                    .on(SUCCEEDED, CONFIRM_AND_CONTINUE)
                     .on(FAILED, Then.of(COMPENSATE))
                     .on(UNKNOWN, Then.of(LOOK_AGAIN))
                     // void the authorization's operation id first (a tombstone: a request still on its way is then
@@ -254,18 +268,41 @@ public final class Workflow {
                     .pendingIn(CheckoutState.CONFIRMED, "receipt")
                     .reportedBy(ReceiptDeliverySucceededEvent.class, ReceiptSentEvent.class, "sent",
                             (id, r) -> new ReceiptSentEvent(id, r.operationId(), r.fencingToken()))
-                    .on(SUCCEEDED, Then.completeThen(Then.NOTHING))
-                    .whenCancelling(Then.completeThen(Then.of(COMPENSATE))),
+                    .on(SUCCEEDED, Then.of(CONTINUE))
+                    .whenCancelling(Then.of(COMPENSATE)), // refunds what a capture took, voids otherwise
+            // the authorization's money is taken under the capture's own operation id (the provider's idempotency
+            // key): a timeout asks again under it, so a capture that did happen is answered, never repeated
             row(CAPTURE_PAYMENT, PaymentCaptureRequestedEvent.class,
                     (o, n, lease) -> new PaymentCaptureRequestedEvent(o.checkoutId(), o.tenantId(),
-                            OperationId.of(o.checkoutId(), AUTHORIZE_PAYMENT), o.amount(), lease))
+                            OperationId.of(o.checkoutId(), AUTHORIZE_PAYMENT), o.toCapture(), lease))
                     .pendingIn(CheckoutState.CAPTURE_PENDING, "payment capture")
                     .reportedBy(PaymentCaptureSucceededEvent.class, PaymentCapturedEvent.class, "captured",
                             (id, r) -> new PaymentCapturedEvent(id, r.operationId(), r.fencingToken(),
                                     r.providerReference(), r.amount()))
                     .leasedAsPayment()
-                    .on(SUCCEEDED, Then.completeThen(Then.NOTHING))
-                    .whenCancelling(Then.completeThen(Then.of(COMPENSATE))));
+                    .on(SUCCEEDED, Then.of(CONTINUE))
+                    .on(FAILED, Then.of(COMPENSATE))
+                    .on(UNKNOWN, Then.of(RETRY))
+                    .whenCancelling(Then.of(COMPENSATE)));
+
+    /**
+     * What follows a confirmation, in order, for a checkout's capture mode: on confirmation the money is taken first, so
+     * the receipt says what was charged and when; deferred, the receipt goes first (saying the card is charged on
+     * shipment) and the capture waits for the tenant's call. Under rules version 2 (no capture step): the receipt only.
+     */
+    static List<Step> afterConfirmation(CaptureMode mode, int rulesVersion) {
+        if (rulesVersion < WorkflowPolicy.CAPTURES) {
+            return List.of(SEND_RECEIPT);
+        }
+        return mode == CaptureMode.DEFERRED ? List.of(SEND_RECEIPT, CAPTURE_PAYMENT) : List.of(CAPTURE_PAYMENT, SEND_RECEIPT);
+    }
+
+    /**
+     * The receipt's row under rules version 2 and before (no capture step): a cancellation that arrived while the
+     * receipt was in flight completed the checkout, then refunded. Histories recorded then replay under it.
+     */
+    static final Row RECEIPT_BEFORE_CAPTURE = STEPS.stream().filter(r -> r.step() == SEND_RECEIPT).findFirst().orElseThrow()
+            .whenCancelling(Then.completeThen(Then.of(COMPENSATE)));
 
     /** Compensation steps; each success goes on with the next compensation owed. */
     static final List<Row> COMPENSATION_STEPS = List.of(
@@ -279,7 +316,7 @@ public final class Workflow {
                     .on(SUCCEEDED, Then.of(COMPENSATE)),
             row(REFUND_PAYMENT, PaymentRefundRequestedEvent.class,
                     (o, n, lease) -> new PaymentRefundRequestedEvent(o.checkoutId(), o.tenantId(),
-                            OperationId.of(o.checkoutId(), AUTHORIZE_PAYMENT), o.amount(), lease))
+                            OperationId.of(o.checkoutId(), AUTHORIZE_PAYMENT), o.refundable(), lease))
                     .pendingIn(CheckoutState.REFUND_REQUESTED, "refund")
                     .reportedBy(PaymentRefundSucceededEvent.class, PaymentRefundedEvent.class, "refunded",
                             (id, r) -> new PaymentRefundedEvent(id, r.operationId(), r.fencingToken(),
@@ -305,10 +342,10 @@ public final class Workflow {
     /** Compensations in the order they run: money first, then stock, then the word to the customer. */
     static final List<Compensation> COMPENSATIONS = List.of(
             new Compensation(VOID_PAYMENT, AUTHORIZE_PAYMENT,
-                    "an authorization was requested, not declined, no receipt sent",
-                    f -> f.requested().contains(AUTHORIZE_PAYMENT) && !f.paymentDeclined() && !f.receiptSent()),
-            new Compensation(REFUND_PAYMENT, AUTHORIZE_PAYMENT, "the receipt was sent",
-                    f -> f.requested().contains(AUTHORIZE_PAYMENT) && !f.paymentDeclined() && f.receiptSent()),
+                    "an authorization was requested, not declined, nothing captured (rules 2: no receipt sent)",
+                    f -> f.requested().contains(AUTHORIZE_PAYMENT) && !f.paymentDeclined() && !f.charged()),
+            new Compensation(REFUND_PAYMENT, AUTHORIZE_PAYMENT, "a capture took money (rules 2: the receipt was sent)",
+                    f -> f.requested().contains(AUTHORIZE_PAYMENT) && !f.paymentDeclined() && f.charged()),
             new Compensation(RELEASE_STOCK, RESERVE_STOCK, "a reservation was requested",
                     f -> f.requested().contains(RESERVE_STOCK)),
             // a receipt that was (or may have been) sent cannot be unsent: it is followed by a notice
@@ -321,6 +358,7 @@ public final class Workflow {
      */
     static final Map<CheckoutState, String> COMPENSATE_ON_CANCEL = Map.of(
             CheckoutState.STOCK_RESERVED, "while the authorization waits for a retry",
+            CheckoutState.AWAITING_CAPTURE, "while the payment awaits capture",
             CheckoutState.COMPLETED, "after completion",
             CheckoutState.MANUAL_REVIEW, "in manual review");
 
@@ -352,6 +390,12 @@ public final class Workflow {
                     + "blocked in `manual_review` settles the review as that result would have"),
             new Policy("lookup budget", "after `reconciliation-max-lookups` inconclusive lookups (back-off from "
                     + "`reconciliation-initial-delay`), `manual_review`; an operator's retry starts a fresh budget"),
+            new Policy("capture", "rules version 3: after confirmation `on_confirmation` (the default) captures, "
+                    + "then sends the receipt; `deferred` sends the receipt, waits in `awaiting_capture` for the "
+                    + "tenant's capture call, then captures; completed after the last. The hold's lapse (`hold-validity` "
+                    + "after confirmation) cancels a checkout whose capture was never asked for (void, stock release, "
+                    + "notice if a receipt went out); once asked, the provider's answer decides. Rules 2: no capture "
+                    + "step, the receipt completes the checkout"),
             new Policy("provider notifications", "a notification settles an unknown payment outcome; it never "
                     + "overrides a recorded one (a dispute instead), and is held as evidence while an operator or a "
                     + "compensation owns the checkout"));
@@ -473,6 +517,11 @@ public final class Workflow {
 
     static Row row(Step step) {
         return BY_STEP.get(step);
+    }
+
+    /** {@code step}'s row under the rules version a checkout recorded (rules 2: the receipt completed it). */
+    static Row row(Step step, int rulesVersion) {
+        return step == SEND_RECEIPT && rulesVersion < WorkflowPolicy.CAPTURES ? RECEIPT_BEFORE_CAPTURE : BY_STEP.get(step);
     }
 
     /** Every step in workflow order: the forward steps, then the compensations in the order they run. */

@@ -1,6 +1,7 @@
 package io.durablecheckout.orchestrator.checkout;
 
 import io.durablecheckout.api.checkout.CheckoutPolicy;
+import io.durablecheckout.api.values.CaptureMode;
 import io.durablecheckout.api.values.Step;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -19,20 +20,29 @@ import java.time.Duration;
  * @param reconciliationInitialDelay first lookup after an unknown payment outcome, doubling per lookup
  * @param reconciliationMaxDelay   lookup back-off ceiling
  * @param reconciliationMaxLookups lookups that find nothing conclusive before manual review
+ * @param holdValidity             how long the provider holds an authorization before it lapses (Stripe cards: 7 days)
  */
 @ConfigurationProperties("checkout.workflow")
 public record WorkflowPolicy(Duration leaseDuration, Duration paymentLeaseDuration, Duration retryInitialDelay,
                              Duration retryMaxDelay, Integer maxAttempts, Duration reconciliationInitialDelay,
-                             Duration reconciliationMaxDelay, Integer reconciliationMaxLookups) {
+                             Duration reconciliationMaxDelay, Integer reconciliationMaxLookups,
+                             Duration holdValidity) {
 
     /** The version of the rules that read these values (see {@link CheckoutPolicy#version()}). */
-    public static final int RULES_VERSION = 2;
+    public static final int RULES_VERSION = 3;
     /**
      * From this version on, a lease nobody claimed expires only once its step's processor has passed the intent
      * (version 1: deferred once, then expired, even while the intent still waited in the processor's queue).
      */
     public static final int QUEUED_INTENTS_WAIT = 2;
+    /**
+     * From this version on, the payment is captured as a step of its own (after the receipt: at once, or when the
+     * tenant calls capture), the hold's lapse is a deadline, and a compensation refunds what a capture took and voids
+     * otherwise (version 2 and before: no capture step; refund once the receipt was sent, void before).
+     */
+    public static final int CAPTURES = 3;
 
+    @org.springframework.boot.context.properties.bind.ConstructorBinding
     public WorkflowPolicy {
         // Longer than a restart plus the backlog it leaves (docs/decisions.md, "Lease length"): a lease that expires
         // while its intent still waits in the queue re-issues work that was never lost, and the re-issue adds load.
@@ -44,16 +54,26 @@ public record WorkflowPolicy(Duration leaseDuration, Duration paymentLeaseDurati
         reconciliationInitialDelay = or(reconciliationInitialDelay, Duration.ofSeconds(2));
         reconciliationMaxDelay = or(reconciliationMaxDelay, Duration.ofMinutes(5));
         reconciliationMaxLookups = or(reconciliationMaxLookups, 6);
+        holdValidity = or(holdValidity, Duration.ofDays(7));
+    }
+
+    /** With the default hold validity. */
+    public WorkflowPolicy(Duration leaseDuration, Duration paymentLeaseDuration, Duration retryInitialDelay,
+                          Duration retryMaxDelay, Integer maxAttempts, Duration reconciliationInitialDelay,
+                          Duration reconciliationMaxDelay, Integer reconciliationMaxLookups) {
+        this(leaseDuration, paymentLeaseDuration, retryInitialDelay, retryMaxDelay, maxAttempts,
+                reconciliationInitialDelay, reconciliationMaxDelay, reconciliationMaxLookups, null);
     }
 
     public static WorkflowPolicy defaults() {
-        return new WorkflowPolicy(null, null, null, null, null, null, null, null);
+        return new WorkflowPolicy(null, null, null, null, null, null, null, null, null);
     }
 
     /** The values to record in a new checkout. */
     public CheckoutPolicy recorded() {
         return new CheckoutPolicy(RULES_VERSION, leaseDuration, paymentLeaseDuration, retryInitialDelay, retryMaxDelay,
-                maxAttempts, reconciliationInitialDelay, reconciliationMaxDelay, reconciliationMaxLookups);
+                maxAttempts, reconciliationInitialDelay, reconciliationMaxDelay, reconciliationMaxLookups,
+                CaptureMode.ON_CONFIRMATION, holdValidity);
     }
 
     /** The policy a checkout recorded when it was created. */
@@ -65,7 +85,7 @@ public record WorkflowPolicy(Duration leaseDuration, Duration paymentLeaseDurati
         return new WorkflowPolicy(recorded.leaseDuration(), recorded.paymentLeaseDuration(),
                 recorded.retryInitialDelay(), recorded.retryMaxDelay(), recorded.maxAttempts(),
                 recorded.reconciliationInitialDelay(), recorded.reconciliationMaxDelay(),
-                recorded.reconciliationMaxLookups());
+                recorded.reconciliationMaxLookups(), recorded.holdValidity());
     }
 
     /** The lease length of {@code step}: its workflow row says whether it is a payment's. */

@@ -230,7 +230,7 @@ public class AxonInfrastructureConfiguration {
                 .startScheduler(false) // the db-scheduler starter starts and stops it
                 .stopScheduler(false);
         LeaseDeadlineManager manager = new LeaseDeadlineManager(builder, dataSource, table, serializer, spanFactory,
-                Set.of(Deadlines.LEASE_EXPIRED), RecordedInputs.DEADLINE_OBSERVER);
+                Set.of(Deadlines.LEASE_EXPIRED, Deadlines.HOLD_EXPIRED), RecordedInputs.DEADLINE_OBSERVER);
         // events a deadline handler applies carry the same origin and recorded input as those of a command
         manager.registerHandlerInterceptor(new CorrelationDataInterceptor<>(correlationDataProviders));
         return manager;

@@ -36,6 +36,13 @@ public class CheckoutView {
     public Instant paymentUnknownSince;
     /** When it completed: a cancellation after it (a refund) is not a second finish. */
     public Instant completedAt;
+    /** on_confirmation or deferred (rules version 3 on; absent for checkouts created before capture was a step). */
+    public String captureMode;
+    /** When the authorization's hold lapses unless captured (rules version 3 on). */
+    public Instant holdExpiresAt;
+    /** What a capture took, and when; absent while nothing is captured. */
+    public Amount captured;
+    public Instant capturedAt;
     /** Why the checkout ended (cancelled) or is held (manual review). */
     public String reason;
     public String reasonDetail;

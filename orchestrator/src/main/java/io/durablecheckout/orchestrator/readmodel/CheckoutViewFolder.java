@@ -1,6 +1,10 @@
 package io.durablecheckout.orchestrator.readmodel;
 
 import io.durablecheckout.api.checkout.ActivityIntent;
+import io.durablecheckout.api.checkout.CaptureAwaitedEvent;
+import io.durablecheckout.api.checkout.CheckoutConfirmedEvent;
+import io.durablecheckout.api.checkout.PaymentCaptureFailedEvent;
+import io.durablecheckout.api.checkout.PaymentCapturedEvent;
 import io.durablecheckout.api.checkout.ActivityLeaseExpiredEvent;
 import io.durablecheckout.api.checkout.ActivityLeaseDeferredEvent;
 import io.durablecheckout.api.checkout.ActivityLeaseRenewedEvent;
@@ -74,6 +78,21 @@ public final class CheckoutViewFolder {
             e.items().forEach(i -> v.items.add(new CheckoutView.Item(i.sku().value(), i.quantity())));
             v.customerEmail = e.customerEmail();
             v.idempotencyKey = e.idempotencyKey();
+            v.captureMode = e.policy().capture() == null ? null : e.policy().capture().wireName();
+        } else if (event instanceof CheckoutConfirmedEvent e) {
+            v.holdExpiresAt = e.holdExpiresAt();
+        } else if (event instanceof CaptureAwaitedEvent e) {
+            v.waiting = new CheckoutView.Waiting("awaiting the tenant's capture (POST /api/v1/checkouts/" + v.checkoutId
+                    + "/capture, as the order ships)", e.holdExpiresAt(), "the authorization's hold lapses: the "
+                    + "checkout is cancelled (void, stock release, notice to the customer)", known(v),
+                    "when the order ships");
+        } else if (event instanceof PaymentCapturedEvent e) {
+            v.captured = new CheckoutView.Amount(e.amount().minor(), e.amount().currency());
+            v.capturedAt = at;
+        } else if (event instanceof PaymentCaptureFailedEvent e) {
+            CheckoutView.Activity a = activity(v, Step.CAPTURE_PAYMENT);
+            a.status = "declined";
+            a.lastOutcome = e.reason();
         } else if (event instanceof ActivityIntent e) {
             CheckoutView.Activity a = activity(v, e.step());
             Lease lease = e.lease();

@@ -63,11 +63,11 @@ public final class RecordedInputs {
     private static final String INPUT_RESOURCE = RecordedInputs.class.getName() + ".input";
     private static final String DEADLINES_RESOURCE = RecordedInputs.class.getName() + ".deadlines";
     private static final Set<String> DEADLINE_NAMES = Set.of(Deadlines.LEASE_EXPIRED, Deadlines.RETRY_DUE,
-            Deadlines.RECONCILIATION_DUE);
+            Deadlines.RECONCILIATION_DUE, Deadlines.HOLD_EXPIRED);
 
     static final Map<String, Class<?>> COMMANDS = byName(CheckoutCommand.class.getPermittedSubclasses());
     static final Map<String, Class<?>> DEADLINE_PAYLOADS = byName(Deadlines.LeaseExpiry.class,
-            Deadlines.RetryDue.class, Deadlines.ReconciliationDue.class);
+            Deadlines.RetryDue.class, Deadlines.ReconciliationDue.class, Deadlines.HoldExpiry.class);
 
     private static final Map<Class<?>, ObjectReader> PAYLOAD_READERS = new ConcurrentHashMap<>();
 
@@ -261,6 +261,8 @@ public final class RecordedInputs {
             return c.receivedAt();
         } else if (command instanceof RenewLeaseCommand c) {
             return c.observedAt();
+        } else if (command instanceof io.durablecheckout.api.command.CapturePaymentCommand c) {
+            return c.requestedAt();
         }
         throw new IllegalArgumentException("unknown command " + command.getClass().getName());
     }

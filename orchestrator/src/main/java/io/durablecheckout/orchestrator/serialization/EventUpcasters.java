@@ -30,7 +30,7 @@ public final class EventUpcasters {
 
     public static List<EventUpcaster> all() {
         return List.of(new CheckoutCreatedUpcaster(), new CheckoutCreatedReceiptUpcaster(),
-                new CheckoutCreatedCaptureUpcaster(),
+                new CheckoutCreatedCaptureUpcaster(), new CheckoutConfirmedUpcaster(),
                 new ActivityRetryScheduledUpcaster());
     }
 

@@ -15,6 +15,7 @@ import java.util.List;
  * receipt's fields are optional: {@code orderReference}, each item's {@code name} and {@code unitPrice}, and
  * {@code shipping}, {@code tax} and {@code discount} (minor units of the amount's currency; see
  * {@link ReceiptFields}). Numbers are JSON integers and text fields JSON strings, nothing coerced (issue 53).
+ * {@code capture}: {@code on_confirmation} (the default) or {@code deferred} (the tenant captures as it ships).
  */
 public record CheckoutRequest(@JsonDeserialize(using = BoundedItems.class) List<Item> items, Amount amount,
                               @JsonDeserialize(using = Text.class) String paymentToken,
@@ -22,10 +23,16 @@ public record CheckoutRequest(@JsonDeserialize(using = BoundedItems.class) List<
                               @JsonDeserialize(using = Text.class) String orderReference,
                               @JsonDeserialize(using = WholeLong.class) Long shipping,
                               @JsonDeserialize(using = WholeLong.class) Long tax,
-                              @JsonDeserialize(using = WholeLong.class) Long discount) {
+                              @JsonDeserialize(using = WholeLong.class) Long discount,
+                              @JsonDeserialize(using = Text.class) String capture) {
 
     public CheckoutRequest(List<Item> items, Amount amount, String paymentToken, String customerEmail) {
-        this(items, amount, paymentToken, customerEmail, null, null, null, null);
+        this(items, amount, paymentToken, customerEmail, null, null, null, null, null);
+    }
+
+    public CheckoutRequest(List<Item> items, Amount amount, String paymentToken, String customerEmail,
+                           String orderReference, Long shipping, Long tax, Long discount) {
+        this(items, amount, paymentToken, customerEmail, orderReference, shipping, tax, discount, null);
     }
 
     /** Named apart from the view's {@code Item} in the OpenAPI document (same simple name, other fields). */

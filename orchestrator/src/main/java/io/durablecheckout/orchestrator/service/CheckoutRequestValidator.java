@@ -7,6 +7,8 @@ import io.durablecheckout.api.values.Money;
 import io.durablecheckout.api.values.Sku;
 import org.springframework.http.HttpStatus;
 
+import io.durablecheckout.api.values.CaptureMode;
+
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -42,9 +44,9 @@ final class CheckoutRequestValidator {
 
     /** @param receipt the request's receipt fields ({@link ReceiptFields}), the merchant not yet filled in */
     record Valid(List<LineItem> items, Money amount, String paymentToken, String customerEmail,
-                 io.durablecheckout.api.values.ReceiptDetails receipt) {
+                 io.durablecheckout.api.values.ReceiptDetails receipt, CaptureMode capture) {
         Valid(List<LineItem> items, Money amount, String paymentToken, String customerEmail) {
-            this(items, amount, paymentToken, customerEmail, null);
+            this(items, amount, paymentToken, customerEmail, null, CaptureMode.ON_CONFIRMATION);
         }
     }
 
@@ -72,6 +74,11 @@ final class CheckoutRequestValidator {
             throw invalid(List.of("body: a JSON object is required"));
         }
         io.durablecheckout.api.values.ReceiptDetails receipt = ReceiptFields.read(r, idempotencyKey, errors);
+        CaptureMode capture = r.capture() == null ? CaptureMode.ON_CONFIRMATION : CaptureMode.fromWire(r.capture());
+        if (capture == null) {
+            errors.add("capture: on_confirmation (the default: captured once the order is confirmed) or deferred "
+                    + "(captured when you call POST /api/v1/checkouts/{id}/capture)");
+        }
         Map<String, Integer> quantities = new LinkedHashMap<>();
         if (r.items() == null || r.items().isEmpty()) {
             errors.add("items: at least one line item is required");
@@ -141,7 +148,7 @@ final class CheckoutRequestValidator {
                 .map(e -> new LineItem(new Sku(e.getKey()), e.getValue())).toList();
         Money amount = new Money(r.amount().minor(), r.amount().currency());
         ReceiptFields.requireTotal(receipt, amount);
-        return new Valid(items, amount, r.paymentToken(), r.customerEmail(), receipt);
+        return new Valid(items, amount, r.paymentToken(), r.customerEmail(), receipt, capture);
     }
 
     private static ApiProblemException invalid(List<String> errors) {

@@ -37,6 +37,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Clock;
 import java.util.ArrayList;
+import io.durablecheckout.api.values.CaptureMode;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -161,7 +162,7 @@ public class CheckoutService {
         try {
             commands.sendAndWait(new StartCheckoutCommand(id, tenant, valid.items(), valid.amount(),
                     sealed.paymentToken(), sealed.customerEmail(), idempotencyKey, sealed.fingerprint(), clock.instant(),
-                    merchants.withMerchant(tenant, valid.receipt())));
+                    merchants.withMerchant(tenant, valid.receipt()), valid.capture()));
             return new Submitted(id, false);
         } catch (RuntimeException e) {
             if (oneTransaction) {
@@ -339,7 +340,9 @@ public class CheckoutService {
         v.items().forEach(i -> canonical.append(i.sku().value()).append('\u0000').append(i.quantity()).append('\n'));
         canonical.append(v.amount().minor()).append(' ').append(v.amount().currency()).append('\n')
                 .append(v.paymentToken()).append('\n').append(v.customerEmail())
-                .append(ReceiptFields.canonical(v.receipt()));
+                .append(ReceiptFields.canonical(v.receipt()))
+                // only when not the default, so a request from before capture existed keeps its fingerprint
+                .append(v.capture() == CaptureMode.DEFERRED ? "\ncapture=deferred" : "");
         return canonical.toString();
     }
 

@@ -91,7 +91,8 @@ public class SecurityConfiguration {
                         .requestMatchers("/api/v1/operator/**").hasRole(OPERATOR_REPAIR.name())
                         .requestMatchers(HttpMethod.GET, "/api/v1/checkouts", "/api/v1/checkouts/**")
                         .hasAnyRole(TENANT.name(), OPERATOR_READ.name())
-                        .requestMatchers(HttpMethod.POST, "/api/v1/checkouts", "/api/v1/checkouts/*/cancel")
+                        .requestMatchers(HttpMethod.POST, "/api/v1/checkouts", "/api/v1/checkouts/*/cancel",
+                                "/api/v1/checkouts/*/capture")
                         .hasRole(TENANT.name())
                         .anyRequest().denyAll());
         return http.build();

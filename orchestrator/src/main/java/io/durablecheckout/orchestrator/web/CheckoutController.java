@@ -65,6 +65,10 @@ public class CheckoutController {
     public record CancelRequest(String reason) {
     }
 
+    /** {@code amount}: what to capture, at most the authorized amount; absent: all of it. */
+    public record CaptureRequest(io.durablecheckout.orchestrator.service.CheckoutRequest.Amount amount) {
+    }
+
     @PostMapping
     public ResponseEntity<Accepted> start(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller,
                                           @RequestHeader(name = "Idempotency-Key", required = false) String idempotencyKey,
@@ -145,6 +149,46 @@ public class CheckoutController {
                         .and(OperatorMetadata.REASON, reason)
                         .and(OperatorMetadata.ACTED_AT, now.toString())));
         audit.record(caller, "checkout.CustomerCancellation", "checkout:" + checkoutId, reason, null);
+        String state = checkouts.find(caller, checkoutId).map(v -> v.state).orElse(null);
+        return ResponseEntity.accepted().location(URI.create("/api/v1/checkouts/" + checkoutId))
+                .body(new Accepted(checkoutId, state, links(checkoutId)));
+    }
+
+    /**
+     * The tenant captures a deferred checkout's payment as it ships. Asked again with the same amount (a retry under
+     * the same Idempotency-Key) it changes nothing and answers the same; another amount once a capture was asked for
+     * is refused (409), as is a capture of a checkout captured on confirmation.
+     */
+    @PostMapping("/{checkoutId}/capture")
+    public ResponseEntity<Accepted> capture(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller,
+                                            @PathVariable String checkoutId,
+                                            @RequestBody(required = false) CaptureRequest body) {
+        Caller customer = new Caller(caller.tenantId(), java.util.EnumSet.of(Caller.Role.TENANT), caller.keyId());
+        checkouts.find(customer, checkoutId).orElseThrow(() -> notFound(checkoutId));
+        io.durablecheckout.api.values.Money amount = null;
+        if (body != null && body.amount() != null) {
+            Long minor = body.amount().minor();
+            String currency = body.amount().currency();
+            java.util.List<String> errors = new java.util.ArrayList<>();
+            if (minor == null || minor <= 0) {
+                errors.add("amount.minor: a positive integer in minor units is required");
+            }
+            if (currency == null || !currency.matches("[A-Z]{3}")) {
+                errors.add("amount.currency: the checkout's 3-letter ISO 4217 currency code is required");
+            }
+            if (!errors.isEmpty()) {
+                throw new ApiProblemException(HttpStatus.BAD_REQUEST, "invalid-request", "Invalid capture",
+                        String.join("; ", errors), errors);
+            }
+            amount = new io.durablecheckout.api.values.Money(minor, currency);
+        }
+        Instant now = clock.instant();
+        commands.sendAndWait(GenericCommandMessage.asCommandMessage(new io.durablecheckout.api.command
+                .CapturePaymentCommand(new CheckoutId(checkoutId), amount, now)).andMetaData(
+                MetaData.with(OperatorMetadata.ACTOR, "tenant:" + caller.actor())
+                        .and(OperatorMetadata.ACTED_AT, now.toString())));
+        audit.record(caller, "checkout.Capture", "checkout:" + checkoutId, amount == null ? "all" : amount.toString(),
+                null);
         String state = checkouts.find(caller, checkoutId).map(v -> v.state).orElse(null);
         return ResponseEntity.accepted().location(URI.create("/api/v1/checkouts/" + checkoutId))
                 .body(new Accepted(checkoutId, state, links(checkoutId)));

@@ -37,10 +37,15 @@ import org.junit.jupiter.api.Test;
 import java.time.Instant;
 import java.util.List;
 
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.captureSucceeded;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.CAPTURED_AT;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.underRules2;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.AMOUNT;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.AUTHORIZED_AT;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.EMAIL;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.ID;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.deferredConfirmedHistory;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.confirmedHistoryUnderRules2;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.ITEMS;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.PROVIDER_REF;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.RECEIPT_AT;
@@ -325,9 +330,29 @@ class CheckoutDeciderCompensationTest {
         }
 
         @Test
-        void the_receipt_completes_the_checkout_and_the_refund_follows() {
+        void the_receipt_is_followed_by_a_refund_of_what_the_capture_took() {
             Instant sentAt = RECEIPT_AT.plusSeconds(1);
             given(concat(confirmedHistory(), CANCEL_REQUESTED))
+                    .when(record(receiptDelivered(1), sentAt))
+                    .events(
+                            new ReceiptSentEvent(ID, op(Step.SEND_RECEIPT), token(1)),
+                            refundRequested(sentAt));
+        }
+
+        @Test
+        void a_deferred_capture_s_receipt_is_followed_by_a_void_because_nothing_was_captured() {
+            Instant sentAt = RECEIPT_AT.plusSeconds(1);
+            given(concat(deferredConfirmedHistory(), CANCEL_REQUESTED))
+                    .when(record(receiptDelivered(1), sentAt))
+                    .events(
+                            new ReceiptSentEvent(ID, op(Step.SEND_RECEIPT), token(1)),
+                            voidRequested(sentAt));
+        }
+
+        @Test
+        void under_rules_2_the_receipt_completes_the_checkout_and_the_refund_follows() {
+            Instant sentAt = RECEIPT_AT.plusSeconds(1);
+            given(concat(confirmedHistoryUnderRules2(), CANCEL_REQUESTED))
                     .when(record(receiptDelivered(1), sentAt))
                     .events(
                             new ReceiptSentEvent(ID, op(Step.SEND_RECEIPT), token(1)),
@@ -419,6 +444,7 @@ class CheckoutDeciderCompensationTest {
                     .andDecided(
                             record(stockReservationSucceeded(1), RESERVED_AT),
                             record(authorizationSucceeded(1), AUTHORIZED_AT),
+                            record(captureSucceeded(1), CAPTURED_AT),
                             record(receiptDelivered(1), RECEIPT_AT),
                             cancel(cancelAt),
                             record(new PaymentRefundSucceededEvent(ID, op(Step.REFUND_PAYMENT), token(1), "psp-refund-1"),

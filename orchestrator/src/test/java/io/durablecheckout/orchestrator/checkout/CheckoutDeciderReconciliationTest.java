@@ -43,6 +43,8 @@ import java.util.List;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.AUTHORIZED_AT;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.AMOUNT;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.ID;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.confirmed;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.captureRequested;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.MAX_LOOKUPS;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.PAYMENT_LEASE;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.RECONCILIATION_INITIAL;
@@ -189,8 +191,8 @@ class CheckoutDeciderReconciliationTest {
                     .when(record(lookupAnswered(1, PaymentLookupOutcome.AUTHORIZED, "psp-auth-77"), answeredAt(1)))
                     .events(
                             new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-auth-77"),
-                            new CheckoutConfirmedEvent(ID),
-                            receiptRequested(1, answeredAt(1)));
+                            confirmed(answeredAt(1)),
+                            captureRequested(1, answeredAt(1)));
         }
 
         @Test
@@ -304,7 +306,7 @@ class CheckoutDeciderReconciliationTest {
             given(outcomeUnknownHistory())
                     .when(notification(PaymentLookupOutcome.AUTHORIZED, "evt-1"))
                     .events(new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-77"),
-                            new CheckoutConfirmedEvent(ID), receiptRequested(1, receivedAt));
+                            confirmed(receivedAt), captureRequested(1, receivedAt));
         }
 
         @Test
@@ -399,8 +401,8 @@ class CheckoutDeciderReconciliationTest {
                             new ManualReviewResolvedEvent(ID, ManualResolution.AUTHORIZED, "psp-auth-99",
                                     "captured in the provider dashboard"),
                             new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-auth-99"),
-                            new CheckoutConfirmedEvent(ID),
-                            receiptRequested(1, resolvedAt));
+                            confirmed(resolvedAt),
+                            captureRequested(1, resolvedAt));
         }
 
         @Test
@@ -444,8 +446,8 @@ class CheckoutDeciderReconciliationTest {
                     .events(
                             new ManualReviewResolvedEvent(ID, ManualResolution.AUTHORIZED, "psp-auth-99", "seen"),
                             new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(2), "psp-auth-99"),
-                            new CheckoutConfirmedEvent(ID),
-                            receiptRequested(1, resolvedAt));
+                            confirmed(resolvedAt),
+                            captureRequested(1, resolvedAt));
         }
 
         /** The customer cancelled while lookup 2 was in flight; the lookups ran out: manual review. */
@@ -518,8 +520,8 @@ class CheckoutDeciderReconciliationTest {
                             new ManualReviewResolvedEvent(ID, ManualResolution.AUTHORIZED, "psp-late-1",
                                     "the provider notified it"),
                             new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-late-1"),
-                            new CheckoutConfirmedEvent(ID),
-                            receiptRequested(1, resolvedAt));
+                            confirmed(resolvedAt),
+                            captureRequested(1, resolvedAt));
         }
 
         @Test
@@ -559,8 +561,8 @@ class CheckoutDeciderReconciliationTest {
                             resolvedAt))
                     .events(new ManualReviewResolvedEvent(ID, ManualResolution.AUTHORIZED, "psp-latest", "notified"),
                             new PaymentAuthorizedEvent(ID, AUTHORIZATION, token(1), "psp-latest"),
-                            new CheckoutConfirmedEvent(ID),
-                            receiptRequested(1, resolvedAt));
+                            confirmed(resolvedAt),
+                            captureRequested(1, resolvedAt));
         }
 
         @Test

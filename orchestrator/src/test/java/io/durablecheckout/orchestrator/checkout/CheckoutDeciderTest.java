@@ -35,9 +35,20 @@ import org.junit.jupiter.api.Test;
 import java.time.Instant;
 import java.util.List;
 
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.holdTimer;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.captureRequested;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.captureSucceeded;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.capturePendingHistory;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.CAPTURED_AT;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.CAPTURE_REF;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.underRules2;
+import io.durablecheckout.api.checkout.PaymentCapturedEvent;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.AMOUNT;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.AUTHORIZED_AT;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.ID;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.deferredConfirmedHistory;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.confirmedHistoryUnderRules2;
+import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.confirmed;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.ITEMS;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.LEASE;
 import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.PAYMENT_LEASE;
@@ -147,19 +158,39 @@ class CheckoutDeciderTest {
         }
 
         @Test
-        void authorized_confirms_the_checkout_and_requests_the_receipt() {
+        void authorized_confirms_the_checkout_and_captures_under_its_own_operation_id() {
             given(stockReservedHistory())
                     .when(record(authorizationSucceeded(1), AUTHORIZED_AT))
                     .events(new PaymentAuthorizedEvent(ID, op(Step.AUTHORIZE_PAYMENT), token(1), PROVIDER_REF),
-                            new CheckoutConfirmedEvent(ID),
-                            receiptRequested(1, AUTHORIZED_AT))
+                            confirmed(AUTHORIZED_AT),
+                            captureRequested(1, AUTHORIZED_AT))
                     .cancels(leaseTimer(Step.AUTHORIZE_PAYMENT, 1, RESERVED_AT))
-                    .schedules(leaseTimerDue(Step.SEND_RECEIPT, 1, AUTHORIZED_AT.plus(LEASE)));
+                    .schedules(holdTimer(AUTHORIZED_AT),
+                            leaseTimerDue(Step.CAPTURE_PAYMENT, 1, AUTHORIZED_AT.plus(PAYMENT_LEASE)));
         }
 
         @Test
-        void receipt_sent_completes_the_checkout() {
+        void the_capture_requests_the_receipt_which_can_say_what_was_charged() {
+            given(capturePendingHistory())
+                    .when(record(captureSucceeded(1), CAPTURED_AT))
+                    .events(new PaymentCapturedEvent(ID, op(Step.CAPTURE_PAYMENT), token(1), CAPTURE_REF, AMOUNT),
+                            receiptRequested(1, CAPTURED_AT))
+                    .cancels(leaseTimer(Step.CAPTURE_PAYMENT, 1, AUTHORIZED_AT))
+                    .schedules(leaseTimerDue(Step.SEND_RECEIPT, 1, CAPTURED_AT.plus(LEASE)));
+        }
+
+        @Test
+        void receipt_sent_completes_the_checkout_and_closes_the_hold() {
             given(confirmedHistory())
+                    .when(record(receiptDelivered(1), RECEIPT_AT))
+                    .events(new ReceiptSentEvent(ID, op(Step.SEND_RECEIPT), token(1)), new CheckoutCompletedEvent(ID))
+                    .cancels(leaseTimer(Step.SEND_RECEIPT, 1, AUTHORIZED_AT), holdTimer(AUTHORIZED_AT))
+                    .schedulesNothing();
+        }
+
+        @Test
+        void under_rules_2_the_receipt_completed_the_checkout_without_a_capture() {
+            given(confirmedHistoryUnderRules2())
                     .when(record(receiptDelivered(1), RECEIPT_AT))
                     .events(new ReceiptSentEvent(ID, op(Step.SEND_RECEIPT), token(1)), new CheckoutCompletedEvent(ID))
                     .cancels(leaseTimer(Step.SEND_RECEIPT, 1, AUTHORIZED_AT))
@@ -202,7 +233,8 @@ class CheckoutDeciderTest {
         void a_completed_checkout_leaves_no_timer_behind() {
             started()
                     .andDecided(record(stockReservationSucceeded(1), RESERVED_AT),
-                            record(authorizationSucceeded(1), AUTHORIZED_AT))
+                            record(authorizationSucceeded(1), AUTHORIZED_AT),
+                            record(captureSucceeded(1), CAPTURED_AT))
                     .when(record(receiptDelivered(1), RECEIPT_AT))
                     .events(new ReceiptSentEvent(ID, op(Step.SEND_RECEIPT), token(1)), new CheckoutCompletedEvent(ID))
                     .leavesNoTimers();
@@ -214,8 +246,9 @@ class CheckoutDeciderTest {
                     .andDecided(new RenewLeaseCommand(ID, new ActivityHeartbeatEvent(ID, Step.RESERVE_STOCK,
                             op(Step.RESERVE_STOCK), token(1)), T0.plusSeconds(5)))
                     .andDecided(record(stockReservationSucceeded(1), T0.plusSeconds(6)),
-                            record(authorizationSucceeded(1), T0.plusSeconds(7)))
-                    .when(record(receiptDelivered(1), T0.plusSeconds(8)))
+                            record(authorizationSucceeded(1), T0.plusSeconds(7)),
+                            record(captureSucceeded(1), T0.plusSeconds(8)))
+                    .when(record(receiptDelivered(1), T0.plusSeconds(9)))
                     .leavesNoTimers();
         }
     }

@@ -11,6 +11,10 @@ import io.durablecheckout.api.activity.StockReservationSucceededEvent;
 import io.durablecheckout.api.checkout.CancellationReason;
 import io.durablecheckout.api.checkout.CheckoutCompletedEvent;
 import io.durablecheckout.api.checkout.CheckoutConfirmedEvent;
+import io.durablecheckout.api.checkout.CheckoutPolicy;
+import io.durablecheckout.api.activity.PaymentCaptureSucceededEvent;
+import io.durablecheckout.api.checkout.PaymentCaptureRequestedEvent;
+import io.durablecheckout.api.checkout.PaymentCapturedEvent;
 import io.durablecheckout.api.checkout.CheckoutCreatedEvent;
 import io.durablecheckout.api.checkout.PaymentAuthorizationRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentAuthorizedEvent;
@@ -53,12 +57,14 @@ final class CheckoutScenario {
     static final String PAYMENT_TOKEN = "pm_tok_visa";
     static final String EMAIL = "ada@example.test";
     static final String PROVIDER_REF = "psp-auth-42";
+    static final String CAPTURE_REF = "psp-capture-42";
 
     /** When the checkout was requested; every other instant is an offset from it. */
     static final Instant T0 = Instant.parse("2026-01-01T10:00:00Z");
     static final Instant RESERVED_AT = T0.plusSeconds(1);
     static final Instant AUTHORIZED_AT = T0.plusSeconds(2);
     static final Instant RECEIPT_AT = T0.plusSeconds(3);
+    static final Instant CAPTURED_AT = T0.plusSeconds(4);
 
     static final Duration LEASE = Duration.ofSeconds(10);
     static final Duration PAYMENT_LEASE = Duration.ofSeconds(15);
@@ -107,6 +113,11 @@ final class CheckoutScenario {
         return start(ITEMS, AMOUNT);
     }
 
+    static StartCheckoutCommand start(io.durablecheckout.api.values.CaptureMode capture) {
+        return new StartCheckoutCommand(ID, TENANT, ITEMS, AMOUNT, PAYMENT_TOKEN, EMAIL, "idem-1", "fp-1", T0, null,
+                capture);
+    }
+
     static StartCheckoutCommand start(List<LineItem> items, Money amount) {
         return new StartCheckoutCommand(ID, TENANT, items, amount, PAYMENT_TOKEN, EMAIL, "idem-1", "fp-1", T0);
     }
@@ -141,6 +152,10 @@ final class CheckoutScenario {
 
     static ReceiptDeliverySucceededEvent receiptDelivered(long token) {
         return new ReceiptDeliverySucceededEvent(ID, op(Step.SEND_RECEIPT), token(token));
+    }
+
+    static PaymentCaptureSucceededEvent captureSucceeded(long token) {
+        return new PaymentCaptureSucceededEvent(ID, op(Step.CAPTURE_PAYMENT), token(token), CAPTURE_REF, AMOUNT);
     }
 
     static ActivityAttemptFailedEvent attemptFailed(Step step, long token) {
@@ -179,19 +194,85 @@ final class CheckoutScenario {
                 authorizationRequested(1, RESERVED_AT));
     }
 
-    /** State confirmed: authorized, the receipt (lease 1) is in flight. */
-    static List<Object> confirmedHistory() {
+    /** The confirmation decided at {@code at}: the hold lapses a hold validity later. */
+    static CheckoutConfirmedEvent confirmed(Instant at) {
+        return new CheckoutConfirmedEvent(ID, at.plus(POLICY.holdValidity()));
+    }
+
+    static PaymentCaptureRequestedEvent captureRequested(int n, Instant at) {
+        return new PaymentCaptureRequestedEvent(ID, TENANT, op(Step.AUTHORIZE_PAYMENT), AMOUNT,
+                lease(Step.CAPTURE_PAYMENT, n, at));
+    }
+
+    /** State capture_pending: authorized and confirmed, the capture (lease 1) is in flight. */
+    static List<Object> capturePendingHistory() {
         return concat(stockReservedHistory(),
                 new PaymentAuthorizedEvent(ID, op(Step.AUTHORIZE_PAYMENT), token(1), PROVIDER_REF),
-                new CheckoutConfirmedEvent(ID),
+                confirmed(AUTHORIZED_AT),
+                captureRequested(1, AUTHORIZED_AT));
+    }
+
+    /** State confirmed: captured (the capture's result recorded at once here), the receipt (lease 1) in flight. */
+    static List<Object> confirmedHistory() {
+        return concat(capturePendingHistory(),
+                new PaymentCapturedEvent(ID, op(Step.CAPTURE_PAYMENT), token(1), CAPTURE_REF, AMOUNT),
                 receiptRequested(1, AUTHORIZED_AT));
     }
 
-    /** State completed: nothing in flight. */
+    /** State completed: captured, the receipt sent, nothing in flight. */
     static List<Object> completedHistory() {
         return concat(confirmedHistory(),
                 new ReceiptSentEvent(ID, op(Step.SEND_RECEIPT), token(1)),
                 new CheckoutCompletedEvent(ID));
+    }
+
+    /** State confirmed under rules version 2 (no capture step): authorized, the receipt (lease 1) in flight. */
+    static List<Object> confirmedHistoryUnderRules2() {
+        return underRules2(concat(stockReservedHistory(),
+                new PaymentAuthorizedEvent(ID, op(Step.AUTHORIZE_PAYMENT), token(1), PROVIDER_REF),
+                new CheckoutConfirmedEvent(ID),
+                receiptRequested(1, AUTHORIZED_AT)));
+    }
+
+    /**
+     * The same history as recorded under rules version 2 (before capture was a step): its first event's policy says
+     * version 2 with no capture mode, and its confirmation names no hold.
+     */
+    static List<Object> underRules2(List<Object> history) {
+        CheckoutPolicy p = POLICY.recorded();
+        CheckoutPolicy v2 = new CheckoutPolicy(2, p.leaseDuration(), p.paymentLeaseDuration(), p.retryInitialDelay(),
+                p.retryMaxDelay(), p.maxAttempts(), p.reconciliationInitialDelay(), p.reconciliationMaxDelay(),
+                p.reconciliationMaxLookups());
+        return history.stream().map(e -> e instanceof CheckoutCreatedEvent c
+                ? new CheckoutCreatedEvent(ID, TENANT, ITEMS, AMOUNT, PAYMENT_TOKEN, EMAIL, "idem-1", "fp-1", T0, v2)
+                : e instanceof CheckoutConfirmedEvent ? new CheckoutConfirmedEvent(ID) : e).toList();
+    }
+
+    /** A deferred-capture checkout's history ({@code history} built for capture on confirmation). */
+    static List<Object> deferred(List<Object> history) {
+        return history.stream().map(e -> e instanceof CheckoutCreatedEvent c
+                ? new CheckoutCreatedEvent(ID, TENANT, ITEMS, AMOUNT, PAYMENT_TOKEN, EMAIL, "idem-1", "fp-1", T0,
+                        POLICY.recorded().capturing(io.durablecheckout.api.values.CaptureMode.DEFERRED))
+                : e).toList();
+    }
+
+    /** State confirmed with a deferred capture: authorized, the receipt (lease 1) in flight. */
+    static List<Object> deferredConfirmedHistory() {
+        return deferred(concat(stockReservedHistory(),
+                new PaymentAuthorizedEvent(ID, op(Step.AUTHORIZE_PAYMENT), token(1), PROVIDER_REF),
+                confirmed(AUTHORIZED_AT),
+                receiptRequested(1, AUTHORIZED_AT)));
+    }
+
+    /** State awaiting_capture (deferred capture): the receipt is sent, the tenant has not captured yet. */
+    static List<Object> awaitingCaptureHistory() {
+        return concat(deferredConfirmedHistory(),
+                new ReceiptSentEvent(ID, op(Step.SEND_RECEIPT), token(1)),
+                new io.durablecheckout.api.checkout.CaptureAwaitedEvent(ID, AUTHORIZED_AT.plus(POLICY.holdValidity())));
+    }
+
+    static Decision.Timer holdTimer(Instant confirmedAt) {
+        return Decision.Timer.holdExpiry(confirmedAt.plus(POLICY.holdValidity()));
     }
 
     static List<Object> concat(List<Object> history, Object... more) {

@@ -27,6 +27,9 @@ import io.durablecheckout.api.command.RetryActivityCommand;
 import io.durablecheckout.api.values.FencingToken;
 import io.durablecheckout.api.values.OperationId;
 import io.durablecheckout.api.values.Step;
+import io.durablecheckout.api.values.CaptureMode;
+import io.durablecheckout.api.values.Money;
+import io.durablecheckout.api.command.CapturePaymentCommand;
 import io.durablecheckout.orchestrator.readmodel.CheckoutView;
 import io.durablecheckout.orchestrator.readmodel.CheckoutViewFolder;
 import io.durablecheckout.orchestrator.replay.HistoryBundle;
@@ -133,7 +136,10 @@ class OneFoldPropertyTest {
     /** Feeds the decision function one input per choice, picked among those that make sense in the facts so far. */
     static List<CheckoutEvent> generate(List<Integer> choices) {
         Instant now = CheckoutScenario.T0;
-        List<CheckoutEvent> history = new ArrayList<>(CheckoutDecider.start(CheckoutScenario.start(),
+        // half the histories capture on confirmation, half wait for the tenant's capture
+        CaptureMode mode = !choices.isEmpty() && choices.get(0) % 2 == 1 ? CaptureMode.DEFERRED
+                : CaptureMode.ON_CONFIRMATION;
+        List<CheckoutEvent> history = new ArrayList<>(CheckoutDecider.start(CheckoutScenario.start(mode),
                 CheckoutScenario.POLICY).events());
         CheckoutFacts facts = fold(history);
         for (int choice : choices) {
@@ -177,6 +183,10 @@ class OneFoldPropertyTest {
             }
         }
         inputs.add(new Deadlines.ReconciliationDue(facts.scheduledLookup()));
+        inputs.add(new CapturePaymentCommand(ID, choice % 4 == 0 ? new Money(1000, "EUR") : null, now));
+        if (facts.holdExpiresAt() != null) {
+            inputs.add(new Deadlines.HoldExpiry(facts.holdExpiresAt()));
+        }
         inputs.add(new RequestCancellationCommand(ID, CancellationReason.CUSTOMER_REQUEST, "changed my mind", null, now));
         inputs.add(new RetryActivityCommand(ID, null, now));
         inputs.add(new ResolveManualReviewCommand(ID, choice % 2 == 0 ? ManualResolution.AUTHORIZED

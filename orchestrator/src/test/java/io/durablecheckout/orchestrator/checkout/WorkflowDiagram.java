@@ -53,6 +53,8 @@ final class WorkflowDiagram {
             d.arrow(CheckoutState.MANUAL_REVIEW, row.pendingState(),
                     "operator retry of " + row.step().slug() + " / OperatorRetryRequestedEvent + " + retried);
         }
+        d.arrow(CheckoutState.AWAITING_CAPTURE, CheckoutState.CAPTURE_PENDING,
+                "the tenant's capture call / PaymentCaptureRequestedEvent");
         Workflow.COMPENSATE_ON_CANCEL.entrySet().stream().sorted(java.util.Map.Entry.comparingByKey())
                 .forEach(e -> d.cancellation(e.getKey(), e.getValue()));
         d.arrow(CheckoutState.COMPLETED, "[*]", null);
@@ -106,6 +108,9 @@ final class WorkflowDiagram {
             case CANCEL -> "`cancelled` (the result's reason)";
             case RECONCILE -> "reconcile (a lookup under the original operation id)";
             case LOOK_AGAIN -> "another lookup, or manual review once the lookups are used up";
+            case CONTINUE -> "the next in the capture mode's order (`on_confirmation`: capture, receipt; `deferred`: "
+                    + "receipt, `awaiting_capture`, capture), `completed` after the last";
+            case RETRY -> "ask again under the same operation id after a back-off (attempt budget)";
             case NONE -> "";
         };
         boolean more = then.next() != null && then.next().move() != Workflow.Move.NONE;
@@ -132,6 +137,28 @@ final class WorkflowDiagram {
             }
             case COMPENSATE -> {
                 compensate(row.pendingState(), row.step(), why, facts, next);
+                return;
+            }
+            case CONTINUE -> {
+                for (io.durablecheckout.api.values.CaptureMode mode : io.durablecheckout.api.values.CaptureMode.values()) {
+                    List<Step> order = Workflow.afterConfirmation(mode, WorkflowPolicy.RULES_VERSION);
+                    int i = order.indexOf(row.step()) + 1;
+                    String label = why + ", " + mode.wireName() + " / ";
+                    if (i >= order.size()) {
+                        arrow(row.pendingState(), CheckoutState.COMPLETED, label + join(next, "CheckoutCompletedEvent"));
+                    } else if (order.get(i) == Step.CAPTURE_PAYMENT
+                            && mode == io.durablecheckout.api.values.CaptureMode.DEFERRED) {
+                        arrow(row.pendingState(), CheckoutState.AWAITING_CAPTURE, label + join(next, "CaptureAwaitedEvent"));
+                    } else {
+                        arrow(row.pendingState(), Workflow.pendingState(order.get(i)),
+                                label + join(next, Workflow.row(order.get(i)).request().getSimpleName()));
+                    }
+                }
+                return;
+            }
+            case RETRY -> {
+                arrow(row.pendingState(), row.pendingState(),
+                        why + " / " + join(next, "ActivityRetryScheduledEvent"));
                 return;
             }
             case NONE -> {

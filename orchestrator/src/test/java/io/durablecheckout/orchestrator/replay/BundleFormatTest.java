@@ -70,7 +70,7 @@ public class BundleFormatTest {
         assertThat(created.path("payload").path("items").get(0).path("sku").asText()).isEqualTo("SKU-0001");
         assertThat(created.path("payload").path("policy").path("reconciliationMaxDelay").asText()).isEqualTo("PT5M");
         assertThat(created.path("payload").path("createdAt").asText()).isEqualTo("2026-01-01T10:00:00Z");
-        assertThat(created.path("payloadRevision").asText()).isEqualTo("3"); // read through the upcasters
+        assertThat(created.path("payloadRevision").asText()).isEqualTo("4"); // read through the upcasters
         JsonNode input = created.path("metaData").path(RecordedInputs.INPUT).path("payload");
         assertThat(input.path("checkoutId").asText()).isEqualTo("co_corpus-lease-expiry");
         assertThat(created.path("payload").path("customerEmail").asText()).isEqualTo(HistoryBundle.REDACTED);

@@ -32,7 +32,9 @@ class EventEvolutionTest {
         assertThat(types).hasSizeGreaterThan(40).allSatisfy(type ->
                 assertThat(type.getAnnotation(Revision.class)).as(type.getSimpleName()).isNotNull());
         assertThat(ActivityRetryScheduledEvent.class.getAnnotation(Revision.class).value()).isEqualTo("2");
-        assertThat(CheckoutCreatedEvent.class.getAnnotation(Revision.class).value()).isEqualTo("3");
+        assertThat(CheckoutCreatedEvent.class.getAnnotation(Revision.class).value()).isEqualTo("4");
+        assertThat(io.durablecheckout.api.checkout.CheckoutConfirmedEvent.class.getAnnotation(Revision.class).value())
+                .isEqualTo("2");
     }
 
     @Test
@@ -105,8 +107,29 @@ class EventEvolutionTest {
                 e.paymentToken(), e.customerEmail(), e.idempotencyKey(), e.requestFingerprint(), e.createdAt(),
                 e.policy(), details);
         byte[] stored = events.serialize(current, byte[].class).getData();
-        assertThat((Object) read(new String(stored, StandardCharsets.UTF_8), CheckoutCreatedEvent.class.getName(), "3"))
+        assertThat((Object) read(new String(stored, StandardCharsets.UTF_8), CheckoutCreatedEvent.class.getName(), "4"))
                 .isEqualTo(current);
+    }
+
+    @Test
+    void a_revision_3_creation_has_no_capture_mode_and_a_revision_1_confirmation_no_hold() {
+        CheckoutCreatedEvent created = new CheckoutCreatedEvent(new io.durablecheckout.api.values.CheckoutId("c1"),
+                new io.durablecheckout.api.values.TenantId("t"), List.of(new io.durablecheckout.api.values.LineItem(
+                new io.durablecheckout.api.values.Sku("S"), 1)), new io.durablecheckout.api.values.Money(100, "EUR"),
+                "tok", "a@example.com", "k", "f", java.time.Instant.parse("2026-01-01T10:00:00Z"),
+                CheckoutCreatedUpcaster.LEGACY, null);
+        String v4 = new String(events.serialize(created, byte[].class).getData(), StandardCharsets.UTF_8);
+        String v3 = v4.replace(",\"capture\":null", "").replace(",\"holdValidity\":null", "");
+        assertThat(v3).doesNotContain("capture").doesNotContain("holdValidity");
+        assertThatThrownBy(() -> read(v3, CheckoutCreatedEvent.class.getName(), "4")).hasStackTraceContaining("capture");
+        assertThat((Object) EventUpcasters.deserialize(events, bytes(v3), CheckoutCreatedEvent.class.getName(), "3"))
+                .isEqualTo(created);
+
+        String confirmed = "{\"checkoutId\":{\"value\":\"c1\"}}";
+        assertThat((Object) EventUpcasters.deserialize(events, bytes(confirmed),
+                io.durablecheckout.api.checkout.CheckoutConfirmedEvent.class.getName(), null))
+                .isEqualTo(new io.durablecheckout.api.checkout.CheckoutConfirmedEvent(
+                        new io.durablecheckout.api.values.CheckoutId("c1")));
     }
 
     private Object read(String json, String type, String revision) {
