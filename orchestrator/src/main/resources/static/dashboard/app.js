@@ -4,7 +4,7 @@
 
 const POLL_MS = 2000;
 const STATES = ['created', 'stock_reserved', 'payment_authorized', 'payment_unknown', 'reconciliation_pending',
-    'confirmed', 'completed', 'payment_declined', 'manual_review', 'void_pending', 'refund_requested',
+    'confirmed', 'capture_pending', 'awaiting_capture', 'completed', 'payment_declined', 'manual_review', 'void_pending', 'refund_requested',
     'refund_confirmed', 'stock_release_pending', 'cancellation_notice_pending', 'cancelled'];
 
 let me = null;
@@ -420,6 +420,10 @@ async function refreshMoney() {
       <td>${stateTag(r.state)}</td><td class="num">${money(r.amountMinor, r.currency)}</td><td class="num">${dur(r.unknownForSeconds ?? r.inStateSeconds)}</td><td>${esc(r.lastFailure ?? r.waitingReason ?? '')}</td></tr>`).join('');
     $('#money').innerHTML = `<div class="card"><h2>Money in checkouts not finished: ${Object.entries(totals).map(([c, v]) => money(v, c)).join(', ') || 'none'}</h2>
       <table id="money-table"><thead><tr><th>State</th><th>In state for</th><th class="num">Checkouts</th><th class="num">Amount</th></tr></thead><tbody>${rows}</tbody></table></div>
+      <div class="card"><h2>Authorized, not captured: by when the hold lapses</h2>${(m.authorizedNotCaptured || []).length
+        ? `<table id="holds-table"><thead><tr><th>Hold</th><th class="num">Checkouts</th><th class="num">Amount</th></tr></thead><tbody>${
+          m.authorizedNotCaptured.map(h => `<tr><td>${esc(h.hold)}</td><td class="num">${h.count}</td><td class="num">${money(h.amountMinor, h.currency)}</td></tr>`).join('')}</tbody></table>`
+        : '<p class="muted">none</p>'}</div>
       <div class="card"><h2>Oldest payments whose outcome is not known</h2>${old ? `<table><thead><tr><th>Checkout</th><th>State</th><th class="num">Amount</th><th class="num">Unknown for</th><th>Why</th></tr></thead><tbody>${old}</tbody></table>` : '<p class="muted">none</p>'}</div>`;
 }
 

@@ -29,7 +29,8 @@ public sealed interface ActivityResultEvent permits
         StaleOwnerRejectedEvent,
         PaymentCaptureSucceededEvent,
         PaymentCaptureDeclinedEvent,
-        PaymentCaptureOutcomeUnknownEvent {
+        PaymentCaptureOutcomeUnknownEvent,
+        PaymentAuthorizationActionRequiredEvent {
 
     CheckoutId checkoutId();
 

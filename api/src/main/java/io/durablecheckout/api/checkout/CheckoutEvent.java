@@ -44,7 +44,8 @@ public sealed interface CheckoutEvent permits
         PaymentCaptureRequestedEvent,
         PaymentCapturedEvent,
         PaymentCaptureFailedEvent,
-        CaptureAwaitedEvent {
+        CaptureAwaitedEvent,
+        CustomerActionRequiredEvent {
 
     CheckoutId checkoutId();
 }

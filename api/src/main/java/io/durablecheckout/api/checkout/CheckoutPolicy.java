@@ -13,11 +13,13 @@ import java.util.Objects;
  *                histories bumps it and keeps the old rule for them
  * @param capture when the payment is captured (version 3 on; {@code null} before: no capture step)
  * @param holdValidity how long the provider holds an authorization before it lapses (version 3 on)
+ * @param customerActionTimeout how long a payment waits for the customer's authentication (3-D Secure; version 3 on)
  */
 public record CheckoutPolicy(int version, Duration leaseDuration, Duration paymentLeaseDuration,
                              Duration retryInitialDelay, Duration retryMaxDelay, int maxAttempts,
                              Duration reconciliationInitialDelay, Duration reconciliationMaxDelay,
-                             int reconciliationMaxLookups, CaptureMode capture, Duration holdValidity) {
+                             int reconciliationMaxLookups, CaptureMode capture, Duration holdValidity,
+                             Duration customerActionTimeout) {
 
     /** A policy of the rules before capture (version 1 and 2 histories, and tests of them). */
     public CheckoutPolicy(int version, Duration leaseDuration, Duration paymentLeaseDuration,
@@ -25,14 +27,14 @@ public record CheckoutPolicy(int version, Duration leaseDuration, Duration payme
                           Duration reconciliationInitialDelay, Duration reconciliationMaxDelay,
                           int reconciliationMaxLookups) {
         this(version, leaseDuration, paymentLeaseDuration, retryInitialDelay, retryMaxDelay, maxAttempts,
-                reconciliationInitialDelay, reconciliationMaxDelay, reconciliationMaxLookups, null, null);
+                reconciliationInitialDelay, reconciliationMaxDelay, reconciliationMaxLookups, null, null, null);
     }
 
     /** The same values with {@code mode} as the capture mode. */
     public CheckoutPolicy capturing(CaptureMode mode) {
         return new CheckoutPolicy(version, leaseDuration, paymentLeaseDuration, retryInitialDelay, retryMaxDelay,
                 maxAttempts, reconciliationInitialDelay, reconciliationMaxDelay, reconciliationMaxLookups, mode,
-                holdValidity);
+                holdValidity, customerActionTimeout);
     }
 
     public CheckoutPolicy {

@@ -154,7 +154,8 @@ public class Admission {
             // dead entries, 3.7-12 ms a call under load (decisions.md §80)
             Map<String, Long> byTenant = new HashMap<>();
             jdbc.query("SELECT tenant_id, sum(n) FROM checkout_state_counts WHERE state NOT IN"
-                    + " ('completed', 'cancelled', 'manual_review', 'reconciliation_pending')"
+                    + " ('completed', 'cancelled', 'manual_review', 'reconciliation_pending',"
+                    + " 'awaiting_capture')"
                     + " GROUP BY tenant_id HAVING sum(n) > 0", rs -> {
                 byTenant.put(rs.getString(1), rs.getLong(2));
             });

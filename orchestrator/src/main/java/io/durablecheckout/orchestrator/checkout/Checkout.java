@@ -90,6 +90,8 @@ public class Checkout {
     public void on(Deadlines.RetryDue due, @Timestamp Instant at, DeadlineManager d) { decide(due, at, d); }
     @DeadlineHandler(deadlineName = Deadlines.RECONCILIATION_DUE)
     public void on(Deadlines.ReconciliationDue due, @Timestamp Instant at, DeadlineManager d) { decide(due, at, d); }
+    @DeadlineHandler(deadlineName = Deadlines.CUSTOMER_ACTION_DUE)
+    public void on(Deadlines.CustomerActionDue due, @Timestamp Instant at, DeadlineManager d) { decide(due, at, d); }
     @DeadlineHandler(deadlineName = Deadlines.HOLD_EXPIRED)
     public void on(Deadlines.HoldExpiry due, @Timestamp Instant at, DeadlineManager d) { decide(due, at, d); }
 

@@ -132,6 +132,8 @@ public final class CheckoutDecider {
             d.capture(c);
         } else if (input instanceof HoldExpiry e) {
             d.holdExpired(e, now);
+        } else if (input instanceof Deadlines.CustomerActionDue e) {
+            d.customerActionDue(e, now);
         } else if (input instanceof LeaseExpiry e) {
             d.leaseExpired(e.step(), e.fencingToken(), true, now); // nothing observed: presumed passed (rules 1)
         } else if (input instanceof ObservedLeaseExpiry e) {
@@ -177,7 +179,8 @@ public final class CheckoutDecider {
             retryOrReview(failed.step(), run, failed.detail(), now);
         } else {
             Run authorization = s.run(Step.AUTHORIZE_PAYMENT);
-            follow(Results.read(result, s.checkoutId(), authorization == null ? null : authorization.lease()), now);
+            follow(Results.read(result, s.checkoutId(), authorization == null ? null : authorization.lease(),
+                    now.plus(s.policy().customerActionTimeout())), now);
         }
     }
 
@@ -435,6 +438,18 @@ public final class CheckoutDecider {
                 + " before a capture was asked for", dueAt);
     }
 
+    /**
+     * The customer's time to act is up: a payment still waiting for them is cancelled like a customer's cancel (the
+     * void cancels the provider's intent, so a late authentication cannot take money; the stock is released).
+     */
+    private void customerActionDue(Deadlines.CustomerActionDue due, Instant dueAt) {
+        if (s.state() != CheckoutState.CUSTOMER_ACTION_REQUIRED || s.paymentOutcome() != null) {
+            return; // the provider's notification settled it, or a cancellation took over
+        }
+        cancel(CancellationReason.CUSTOMER_ACTION_TIMED_OUT, "the customer did not complete the payment's "
+                + "authentication by " + due.until(), dueAt);
+    }
+
     private void reconciliationDue(ReconciliationDue due, Instant dueAt) {
         if (s.state() == CheckoutState.RECONCILIATION_PENDING && due.lookupNumber() == s.scheduledLookup()) {
             issue(Step.RECONCILE_PAYMENT, dueAt);
@@ -458,6 +473,8 @@ public final class CheckoutDecider {
             case CONFIRM -> confirm(now);
             case CONTINUE -> continueAfter(outcome.step(), now);
             case RETRY -> retryOrReview(outcome.step(), s.run(outcome.step()), outcome.detail(), now);
+            case AWAIT_CUSTOMER -> schedule.add(Timer.customerAction(
+                    ((io.durablecheckout.api.checkout.CustomerActionRequiredEvent) outcome.fact()).until()));
             case COMPLETE -> {
                 closeHold();
                 apply(new CheckoutCompletedEvent(s.checkoutId()));

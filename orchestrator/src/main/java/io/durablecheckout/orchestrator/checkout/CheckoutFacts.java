@@ -52,6 +52,8 @@ public final class CheckoutFacts {
             Map.entry(PaymentReconciliationScheduledEvent.class, CheckoutState.RECONCILIATION_PENDING),
             Map.entry(CheckoutConfirmedEvent.class, CheckoutState.CONFIRMED),
             Map.entry(CaptureAwaitedEvent.class, CheckoutState.AWAITING_CAPTURE),
+            Map.entry(io.durablecheckout.api.checkout.CustomerActionRequiredEvent.class,
+                    CheckoutState.CUSTOMER_ACTION_REQUIRED),
             Map.entry(CheckoutCompletedEvent.class, CheckoutState.COMPLETED),
             Map.entry(ManualReviewRequiredEvent.class, CheckoutState.MANUAL_REVIEW),
             Map.entry(CheckoutCancelledEvent.class, CheckoutState.CANCELLED));

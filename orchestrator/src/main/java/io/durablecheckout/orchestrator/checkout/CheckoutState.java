@@ -15,6 +15,8 @@ public enum CheckoutState {
     PAYMENT_DECLINED(false),
     PAYMENT_UNKNOWN(false),
     RECONCILIATION_PENDING(false),
+    /** The payment waits for the customer's authentication (3-D Secure): the client shows the provider's next action. */
+    CUSTOMER_ACTION_REQUIRED(false),
     MANUAL_REVIEW(false),
     VOID_PENDING(false),
     REFUND_REQUESTED(false),

@@ -10,6 +10,8 @@ public final class Deadlines {
     public static final String RECONCILIATION_DUE = "checkout-reconciliation-due";
     /** The authorization's hold lapses (rules version 3 on): cancelled unless a capture was asked for. */
     public static final String HOLD_EXPIRED = "checkout-hold-expired";
+    /** The customer's time to act (3-D Secure) is up: cancelled if the payment still waits for them. */
+    public static final String CUSTOMER_ACTION_DUE = "checkout-customer-action-due";
     /**
      * Metadata key under which an event that grants or moves a lease records the handle its deadline manager gave the
      * lease's timer (infrastructure, not a decision: the shell needs it to cancel the timer).
@@ -40,6 +42,10 @@ public final class Deadlines {
     }
 
     public record ReconciliationDue(int lookupNumber) {
+    }
+
+    /** The customer's time to act ends; {@code until} as recorded when the provider asked for them. */
+    public record CustomerActionDue(java.time.Instant until) {
     }
 
     /** The hold of the authorization expires; {@code expiresAt} as recorded at confirmation. */

@@ -52,6 +52,11 @@ public record Decision(List<CheckoutEvent> events, List<Timer> cancel, List<Time
             return new Timer(Deadlines.HOLD_EXPIRED, Step.CAPTURE_PAYMENT, null, 0, due);
         }
 
+        /** When the customer's time to act (3-D Secure) ends. */
+        static Timer customerAction(Instant due) {
+            return new Timer(Deadlines.CUSTOMER_ACTION_DUE, Step.AUTHORIZE_PAYMENT, null, 0, due);
+        }
+
         /** What the deadline carries to its handler. */
         public Object payload() {
             return switch (name) {
@@ -59,6 +64,7 @@ public record Decision(List<CheckoutEvent> events, List<Timer> cancel, List<Time
                 case Deadlines.RETRY_DUE -> new Deadlines.RetryDue(step, token);
                 case Deadlines.RECONCILIATION_DUE -> new Deadlines.ReconciliationDue(lookupNumber);
                 case Deadlines.HOLD_EXPIRED -> new Deadlines.HoldExpiry(due);
+                case Deadlines.CUSTOMER_ACTION_DUE -> new Deadlines.CustomerActionDue(due);
                 default -> throw new IllegalStateException("unknown timer " + name);
             };
         }

@@ -4,7 +4,10 @@ import io.durablecheckout.api.activity.ActivityAttemptFailedEvent;
 import io.durablecheckout.api.activity.ActivityResultEvent;
 import io.durablecheckout.api.activity.PaymentAuthorizationDeclinedEvent;
 import io.durablecheckout.api.activity.PaymentAuthorizationOutcomeUnknownEvent;
+import io.durablecheckout.api.activity.PaymentAuthorizationActionRequiredEvent;
 import io.durablecheckout.api.activity.PaymentCaptureDeclinedEvent;
+import io.durablecheckout.api.checkout.CustomerActionRequiredEvent;
+import java.time.Instant;
 import io.durablecheckout.api.activity.PaymentCaptureOutcomeUnknownEvent;
 import io.durablecheckout.api.checkout.PaymentCaptureFailedEvent;
 import io.durablecheckout.api.activity.PaymentLookupAnsweredEvent;
@@ -45,6 +48,14 @@ final class Results {
      * operation and token ({@code authorization}), not the lookup's.
      */
     static Outcome read(ActivityResultEvent result, CheckoutId id, Lease authorization) {
+        return read(result, id, authorization, null);
+    }
+
+    /**
+     * As {@link #read(ActivityResultEvent, CheckoutId, Lease)}; a payment that needs the customer waits for them
+     * until {@code customerActionUntil}.
+     */
+    static Outcome read(ActivityResultEvent result, CheckoutId id, Lease authorization, Instant customerActionUntil) {
         if (result instanceof StockReservationRejectedEvent r) {
             return new Outcome(r.step(), Result.FAILED, null, r.reason(), r.detail());
         } else if (result instanceof PaymentAuthorizationDeclinedEvent r) {
@@ -56,6 +67,10 @@ final class Results {
                     new PaymentOutcomeUnknownEvent(id, r.operationId(), r.fencingToken(), r.reason()), null, r.reason());
         } else if (result instanceof PaymentLookupAnsweredEvent r) {
             return lookup(r, id, authorization);
+        } else if (result instanceof PaymentAuthorizationActionRequiredEvent r) {
+            // neither authorized nor declined: the customer acts (3-D Secure), the provider's notification decides
+            return Outcome.of(r.step(), Result.ACTION_REQUIRED, new CustomerActionRequiredEvent(id, r.operationId(),
+                    r.fencingToken(), r.nextAction(), r.providerReference(), customerActionUntil));
         } else if (result instanceof PaymentCaptureDeclinedEvent r) {
             return new Outcome(r.step(), Result.FAILED,
                     new PaymentCaptureFailedEvent(id, r.operationId(), r.fencingToken(), r.reason()),
@@ -100,7 +115,8 @@ final class Results {
 
     /** Says what happened, as opposed to "try again" or "still not known" (a redelivery of which changes nothing). */
     static boolean isConclusive(ActivityResultEvent result) {
-        if (result instanceof ActivityAttemptFailedEvent || result instanceof PaymentCaptureOutcomeUnknownEvent) {
+        if (result instanceof ActivityAttemptFailedEvent || result instanceof PaymentCaptureOutcomeUnknownEvent
+                || result instanceof PaymentAuthorizationActionRequiredEvent) {
             return false;
         }
         if (result instanceof PaymentLookupAnsweredEvent answer) {

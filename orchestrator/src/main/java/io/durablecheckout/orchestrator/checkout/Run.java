@@ -10,6 +10,7 @@ import io.durablecheckout.api.checkout.CheckoutEvent;
 import io.durablecheckout.api.checkout.ManualReviewRequiredEvent;
 import io.durablecheckout.api.checkout.PaymentAuthorizedEvent;
 import io.durablecheckout.api.checkout.PaymentCaptureFailedEvent;
+import io.durablecheckout.api.checkout.CustomerActionRequiredEvent;
 import io.durablecheckout.api.checkout.PaymentDeclinedEvent;
 import io.durablecheckout.api.checkout.PaymentOutcomeUnknownEvent;
 import io.durablecheckout.api.checkout.PaymentReconciliationScheduledEvent;
@@ -61,8 +62,8 @@ public record Run(Lease lease, Status status, int failures, boolean claimed, int
     private static boolean settles(CheckoutEvent event, Step step) {
         if (event instanceof PaymentAuthorizedEvent || event instanceof PaymentDeclinedEvent) {
             return step == Step.AUTHORIZE_PAYMENT || step == Step.RECONCILE_PAYMENT;
-        } else if (event instanceof PaymentOutcomeUnknownEvent) {
-            return step == Step.AUTHORIZE_PAYMENT; // its lookups are a step of their own
+        } else if (event instanceof PaymentOutcomeUnknownEvent || event instanceof CustomerActionRequiredEvent) {
+            return step == Step.AUTHORIZE_PAYMENT; // its lookups are a step of their own; the customer acts now
         } else if (event instanceof PaymentReconciliationScheduledEvent) {
             return step == Step.RECONCILE_PAYMENT; // a lookup concluded: the next one is scheduled
         } else if (event instanceof PaymentCaptureFailedEvent) {

@@ -56,6 +56,8 @@ import static io.durablecheckout.orchestrator.checkout.Workflow.Move.RETRY;
 import static io.durablecheckout.orchestrator.checkout.Workflow.Move.COMPENSATE;
 import static io.durablecheckout.orchestrator.checkout.Workflow.Move.LOOK_AGAIN;
 import static io.durablecheckout.orchestrator.checkout.Workflow.Move.RECONCILE;
+import static io.durablecheckout.orchestrator.checkout.Workflow.Move.AWAIT_CUSTOMER;
+import static io.durablecheckout.orchestrator.checkout.Workflow.Result.ACTION_REQUIRED;
 import static io.durablecheckout.orchestrator.checkout.Workflow.Result.FAILED;
 import static io.durablecheckout.orchestrator.checkout.Workflow.Result.NOT_FOUND;
 import static io.durablecheckout.orchestrator.checkout.Workflow.Result.SUCCEEDED;
@@ -80,7 +82,9 @@ public final class Workflow {
         /** Nobody knows yet whether the step happened (a payment timeout; a lookup answered PENDING or failed). */
         UNKNOWN,
         /** The provider has no record of the authorization (a lookup, or an operator who found none). */
-        NOT_FOUND
+        NOT_FOUND,
+        /** The provider needs the customer (3-D Secure) before it decides; its notification decides later. */
+        ACTION_REQUIRED
     }
 
     /** The moves a follow-up is made of. */
@@ -107,6 +111,11 @@ public final class Workflow {
         CONTINUE,
         /** Ask again after a back-off under the same operation id (an unknown outcome the provider deduplicates). */
         RETRY,
+        /**
+         * Wait for the customer (customer_action_required) until {@code customer-action-timeout}: the provider's
+         * notification settles the payment; then, still waiting, the checkout is cancelled (void, stock release).
+         */
+        AWAIT_CUSTOMER,
         /** Nothing more. */
         NONE
     }
@@ -249,6 +258,7 @@ public final class Workflow {
                     .on(SUCCEEDED, CONFIRM_AND_CONTINUE)
                     .on(FAILED, Then.of(COMPENSATE))
                     .on(UNKNOWN, Then.of(RECONCILE)) // a timeout is unknown, never a decline
+                    .on(ACTION_REQUIRED, Then.of(AWAIT_CUSTOMER))
                     .whenCancelling(Then.of(COMPENSATE)),
             row(RECONCILE_PAYMENT, PaymentReconciliationRequestedEvent.class,
                     (o, n, lease) -> new PaymentReconciliationRequestedEvent(o.checkoutId(), o.tenantId(),
@@ -359,6 +369,7 @@ public final class Workflow {
     static final Map<CheckoutState, String> COMPENSATE_ON_CANCEL = Map.of(
             CheckoutState.STOCK_RESERVED, "while the authorization waits for a retry",
             CheckoutState.AWAITING_CAPTURE, "while the payment awaits capture",
+            CheckoutState.CUSTOMER_ACTION_REQUIRED, "while the payment waits for the customer",
             CheckoutState.COMPLETED, "after completion",
             CheckoutState.MANUAL_REVIEW, "in manual review");
 
@@ -396,6 +407,9 @@ public final class Workflow {
                     + "after confirmation) cancels a checkout whose capture was never asked for (void, stock release, "
                     + "notice if a receipt went out); once asked, the provider's answer decides. Rules 2: no capture "
                     + "step, the receipt completes the checkout"),
+            new Policy("customer's part", "an authorization that needs the customer (3-D Secure) waits in "
+                    + "`customer_action_required` (the API answer carries the provider's next action) until the provider's "
+                    + "notification settles it, or `customer-action-timeout` passes: then it is cancelled (void, stock release)"),
             new Policy("provider notifications", "a notification settles an unknown payment outcome; it never "
                     + "overrides a recorded one (a dispute instead), and is held as evidence while an operator or a "
                     + "compensation owns the checkout"));

@@ -21,12 +21,13 @@ import java.time.Duration;
  * @param reconciliationMaxDelay   lookup back-off ceiling
  * @param reconciliationMaxLookups lookups that find nothing conclusive before manual review
  * @param holdValidity             how long the provider holds an authorization before it lapses (Stripe cards: 7 days)
+ * @param customerActionTimeout    how long a payment waits for the customer's authentication (3-D Secure)
  */
 @ConfigurationProperties("checkout.workflow")
 public record WorkflowPolicy(Duration leaseDuration, Duration paymentLeaseDuration, Duration retryInitialDelay,
                              Duration retryMaxDelay, Integer maxAttempts, Duration reconciliationInitialDelay,
                              Duration reconciliationMaxDelay, Integer reconciliationMaxLookups,
-                             Duration holdValidity) {
+                             Duration holdValidity, Duration customerActionTimeout) {
 
     /** The version of the rules that read these values (see {@link CheckoutPolicy#version()}). */
     public static final int RULES_VERSION = 3;
@@ -55,6 +56,7 @@ public record WorkflowPolicy(Duration leaseDuration, Duration paymentLeaseDurati
         reconciliationMaxDelay = or(reconciliationMaxDelay, Duration.ofMinutes(5));
         reconciliationMaxLookups = or(reconciliationMaxLookups, 6);
         holdValidity = or(holdValidity, Duration.ofDays(7));
+        customerActionTimeout = or(customerActionTimeout, Duration.ofMinutes(15));
     }
 
     /** With the default hold validity. */
@@ -62,18 +64,18 @@ public record WorkflowPolicy(Duration leaseDuration, Duration paymentLeaseDurati
                           Duration retryMaxDelay, Integer maxAttempts, Duration reconciliationInitialDelay,
                           Duration reconciliationMaxDelay, Integer reconciliationMaxLookups) {
         this(leaseDuration, paymentLeaseDuration, retryInitialDelay, retryMaxDelay, maxAttempts,
-                reconciliationInitialDelay, reconciliationMaxDelay, reconciliationMaxLookups, null);
+                reconciliationInitialDelay, reconciliationMaxDelay, reconciliationMaxLookups, null, null);
     }
 
     public static WorkflowPolicy defaults() {
-        return new WorkflowPolicy(null, null, null, null, null, null, null, null, null);
+        return new WorkflowPolicy(null, null, null, null, null, null, null, null, null, null);
     }
 
     /** The values to record in a new checkout. */
     public CheckoutPolicy recorded() {
         return new CheckoutPolicy(RULES_VERSION, leaseDuration, paymentLeaseDuration, retryInitialDelay, retryMaxDelay,
                 maxAttempts, reconciliationInitialDelay, reconciliationMaxDelay, reconciliationMaxLookups,
-                CaptureMode.ON_CONFIRMATION, holdValidity);
+                CaptureMode.ON_CONFIRMATION, holdValidity, customerActionTimeout);
     }
 
     /** The policy a checkout recorded when it was created. */
@@ -85,7 +87,7 @@ public record WorkflowPolicy(Duration leaseDuration, Duration paymentLeaseDurati
         return new WorkflowPolicy(recorded.leaseDuration(), recorded.paymentLeaseDuration(),
                 recorded.retryInitialDelay(), recorded.retryMaxDelay(), recorded.maxAttempts(),
                 recorded.reconciliationInitialDelay(), recorded.reconciliationMaxDelay(),
-                recorded.reconciliationMaxLookups(), recorded.holdValidity());
+                recorded.reconciliationMaxLookups(), recorded.holdValidity(), recorded.customerActionTimeout());
     }
 
     /** The lease length of {@code step}: its workflow row says whether it is a payment's. */

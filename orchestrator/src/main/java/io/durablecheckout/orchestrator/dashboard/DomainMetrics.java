@@ -30,10 +30,12 @@ public class DomainMetrics {
 
     private final JdbcTemplate jdbc;
     private final Clock clock;
-    private volatile Snapshot snapshot = new Snapshot(Instant.EPOCH, Map.of(), Map.of(), Map.of(), 0, Map.of());
+    private volatile Snapshot snapshot = new Snapshot(Instant.EPOCH, Map.of(), Map.of(), Map.of(), 0, Map.of(), 0);
 
+    /** @param holdsExpiring authorized, not captured checkouts whose hold lapses within a day (or has lapsed) */
     private record Snapshot(Instant takenAt, Map<String, Long> inFlight, Map<String, Double> oldestSeconds,
-                            Map<String, Double> overdueSeconds, long duplicateNotifications, Map<String, Long> parked) {
+                            Map<String, Double> overdueSeconds, long duplicateNotifications, Map<String, Long> parked,
+                            long holdsExpiring) {
     }
 
     public DomainMetrics(JdbcTemplate jdbc, Clock clock, MeterRegistry meters) {
@@ -59,6 +61,9 @@ public class DomainMetrics {
                     .description("events parked in this processor's dead-letter queue").tag("processor", processor)
                     .register(meters);
         }
+        Gauge.builder("checkout.holds.expiring", this, m -> m.fresh().holdsExpiring)
+                .description("authorized, not captured checkouts whose hold lapses within 24 h (or has lapsed)")
+                .register(meters);
         FunctionCounter.builder("checkout.callbacks.duplicates", this, m -> m.fresh().duplicateNotifications)
                 .description("provider notifications delivered again and ignored (deliveries beyond the first)")
                 .register(meters);
@@ -88,8 +93,11 @@ public class DomainMetrics {
             Map<String, Long> parked = new HashMap<>();
             jdbc.query("SELECT processinggroup, count(*) FROM deadletterentry GROUP BY 1",
                     rs -> { parked.put(rs.getString(1), rs.getLong(2)); });
+            Long expiring = jdbc.queryForObject("SELECT count(*) FROM checkout_summary WHERE NOT terminal AND "
+                    + "(view ->> 'holdExpiresAt')::timestamptz < ? AND view -> 'captured' IS NULL", Long.class,
+                    java.sql.Timestamp.from(now.plus(Duration.ofHours(24))));
             snapshot = new Snapshot(now, Map.copyOf(inFlight), Map.copyOf(oldest), Map.copyOf(overdue), duplicates == null ? 0 : duplicates,
-                    Map.copyOf(parked));
+                    Map.copyOf(parked), expiring == null ? 0 : expiring);
             return snapshot;
         }
     }

@@ -18,6 +18,8 @@ public enum CrashPoint {
     INVENTORY_EFFECT,
     /** The payment provider was called (authorize, void or refund) and answered; our record is not committed. */
     PAYMENT_EFFECT,
+    /** The provider captured (or refused, or timed out on) a capture; our record is not committed. */
+    CAPTURE_EFFECT,
     /** The provider answered a reconciliation lookup; the answer is not recorded. */
     RECONCILIATION_LOOKUP,
     /** The message was handed to the mail service (MailPort); our record that it was sent is not committed. */

@@ -69,7 +69,9 @@ class CrashPointInterceptors {
             CrashPoint point = switch (processor) {
                 case "inventory" -> CrashPoint.INVENTORY_EFFECT;
                 case "payments" -> payload instanceof PaymentReconciliationRequestedEvent
-                        ? CrashPoint.RECONCILIATION_LOOKUP : CrashPoint.PAYMENT_EFFECT;
+                        ? CrashPoint.RECONCILIATION_LOOKUP
+                        : payload instanceof io.durablecheckout.api.checkout.PaymentCaptureRequestedEvent
+                        ? CrashPoint.CAPTURE_EFFECT : CrashPoint.PAYMENT_EFFECT;
                 case "receipts" -> CrashPoint.RECEIPT_EFFECT;
                 case CheckoutSaga.PROCESSOR ->
                         payload instanceof ActivityResultEvent ? CrashPoint.SAGA_RECORDED : null;

@@ -43,6 +43,8 @@ public class CheckoutView {
     /** What a capture took, and when; absent while nothing is captured. */
     public Amount captured;
     public Instant capturedAt;
+    /** What the client must show the customer (3-D Secure), while the payment waits for them. */
+    public CustomerAction customerAction;
     /** Why the checkout ended (cancelled) or is held (manual review). */
     public String reason;
     public String reasonDetail;
@@ -59,6 +61,13 @@ public class CheckoutView {
     public List<Parked> parked;
     /** Provider notifications kept as evidence while an operator or a compensation owned the checkout. */
     public List<HeldNotification> notificationsHeld;
+
+    /**
+     * @param nextAction the provider's next action, as it gave it (Stripe's {@code next_action}), as plain JSON values
+     *                   (maps, lists, text)
+     */
+    public record CustomerAction(Object nextAction, String providerReference, Instant until) {
+    }
 
     public record Amount(long minor, String currency) {
     }

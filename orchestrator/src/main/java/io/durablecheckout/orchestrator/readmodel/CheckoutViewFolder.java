@@ -2,6 +2,7 @@ package io.durablecheckout.orchestrator.readmodel;
 
 import io.durablecheckout.api.checkout.ActivityIntent;
 import io.durablecheckout.api.checkout.CaptureAwaitedEvent;
+import io.durablecheckout.api.checkout.CustomerActionRequiredEvent;
 import io.durablecheckout.api.checkout.CheckoutConfirmedEvent;
 import io.durablecheckout.api.checkout.PaymentCaptureFailedEvent;
 import io.durablecheckout.api.checkout.PaymentCapturedEvent;
@@ -86,6 +87,13 @@ public final class CheckoutViewFolder {
                     + "/capture, as the order ships)", e.holdExpiresAt(), "the authorization's hold lapses: the "
                     + "checkout is cancelled (void, stock release, notice to the customer)", known(v),
                     "when the order ships");
+        } else if (event instanceof CustomerActionRequiredEvent e) {
+            v.customerAction = new CheckoutView.CustomerAction(nextAction(e.nextAction()), e.providerReference(),
+                    e.until());
+            v.waiting = new CheckoutView.Waiting("waiting for the customer to authenticate the payment (3-D Secure): "
+                    + "show them customerAction.nextAction", e.until(), "still waiting: the checkout is cancelled "
+                    + "(the authorization voided, the stock released)", known(v),
+                    "whether the customer completes the authentication");
         } else if (event instanceof PaymentCapturedEvent e) {
             v.captured = new CheckoutView.Amount(e.amount().minor(), e.amount().currency());
             v.capturedAt = at;
@@ -114,6 +122,7 @@ public final class CheckoutViewFolder {
                         "whether the provider authorized the payment");
             }
         } else if (event instanceof PaymentAuthorizedEvent e) {
+            v.customerAction = null;
             if (v.activities.containsKey(Step.RECONCILE_PAYMENT.slug())) {
                 succeeded(v, Step.RECONCILE_PAYMENT, "in_flight".equals(lookupBefore) ? "provider reported authorized"
                         : "no lookup answer: authorized on other evidence");
@@ -123,6 +132,7 @@ public final class CheckoutViewFolder {
             v.completedAt = at;
             v.waiting = v.manualReview == null ? null : disputeWaiting(v);
         } else if (event instanceof PaymentDeclinedEvent e) {
+            v.customerAction = null;
             CheckoutView.Activity a = activity(v, Step.AUTHORIZE_PAYMENT);
             a.status = "declined";
             a.lastOutcome = e.reason();
@@ -270,6 +280,21 @@ public final class CheckoutViewFolder {
                 "nothing happens until an operator resolves the dispute or cancels", known(v),
                 "which of the provider's reports is true");
     }
+
+    /** The provider's next action as plain JSON values; text that is not JSON is kept as text. */
+    private static Object nextAction(String json) {
+        if (json == null) {
+            return null;
+        }
+        try {
+            return NEXT_ACTION.readValue(json, Object.class);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            return json;
+        }
+    }
+
+    private static final com.fasterxml.jackson.databind.ObjectMapper NEXT_ACTION =
+            new com.fasterxml.jackson.databind.ObjectMapper();
 
     private static String known(CheckoutView v) {
         StringBuilder sb = new StringBuilder();

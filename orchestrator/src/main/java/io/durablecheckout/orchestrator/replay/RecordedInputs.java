@@ -63,11 +63,12 @@ public final class RecordedInputs {
     private static final String INPUT_RESOURCE = RecordedInputs.class.getName() + ".input";
     private static final String DEADLINES_RESOURCE = RecordedInputs.class.getName() + ".deadlines";
     private static final Set<String> DEADLINE_NAMES = Set.of(Deadlines.LEASE_EXPIRED, Deadlines.RETRY_DUE,
-            Deadlines.RECONCILIATION_DUE, Deadlines.HOLD_EXPIRED);
+            Deadlines.RECONCILIATION_DUE, Deadlines.HOLD_EXPIRED, Deadlines.CUSTOMER_ACTION_DUE);
 
     static final Map<String, Class<?>> COMMANDS = byName(CheckoutCommand.class.getPermittedSubclasses());
     static final Map<String, Class<?>> DEADLINE_PAYLOADS = byName(Deadlines.LeaseExpiry.class,
-            Deadlines.RetryDue.class, Deadlines.ReconciliationDue.class, Deadlines.HoldExpiry.class);
+            Deadlines.RetryDue.class, Deadlines.ReconciliationDue.class, Deadlines.HoldExpiry.class,
+            Deadlines.CustomerActionDue.class);
 
     private static final Map<Class<?>, ObjectReader> PAYLOAD_READERS = new ConcurrentHashMap<>();
 

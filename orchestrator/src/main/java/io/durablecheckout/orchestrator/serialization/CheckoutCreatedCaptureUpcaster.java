@@ -9,8 +9,8 @@ import org.axonframework.serialization.upcasting.event.IntermediateEventRepresen
 import org.axonframework.serialization.upcasting.event.SingleEventUpcaster;
 
 /**
- * {@code CheckoutCreatedEvent} revision 3 to 4: revision 4's policy records the capture mode and the hold's validity
- * (rules version 3). A checkout created before then has neither: read with {@code null}, which its rules version
+ * {@code CheckoutCreatedEvent} revision 3 to 4: revision 4's policy records the capture mode, the hold's validity and
+ * how long a payment waits for the customer (rules version 3). A checkout created before then has neither: read with {@code null}, which its rules version
  * (at most 2: no capture step) never reads. Runs after {@link CheckoutCreatedReceiptUpcaster} (2 to 3).
  */
 final class CheckoutCreatedCaptureUpcaster extends SingleEventUpcaster {
@@ -30,6 +30,7 @@ final class CheckoutCreatedCaptureUpcaster extends SingleEventUpcaster {
             if (policy instanceof ObjectNode p) {
                 if (!p.has("capture")) p.set("capture", NullNode.getInstance());
                 if (!p.has("holdValidity")) p.set("holdValidity", NullNode.getInstance());
+                if (!p.has("customerActionTimeout")) p.set("customerActionTimeout", NullNode.getInstance());
             }
             return node;
         });

@@ -297,6 +297,66 @@ class CheckoutDeciderCaptureTest {
         }
     }
 
+    @Nested
+    class TheCustomerSPart {
+
+        private final String nextAction = "{\"type\":\"redirect_to_url\",\"redirect_to_url\":{\"url\":\"https://x\"}}";
+        private final Instant until = AUTHORIZED_AT.plus(POLICY.customerActionTimeout());
+
+        private List<Object> waitingForTheCustomer() {
+            return concat(stockReservedHistory(), new io.durablecheckout.api.checkout.CustomerActionRequiredEvent(ID,
+                    op(Step.AUTHORIZE_PAYMENT), token(1), nextAction, "pi_3ds", until));
+        }
+
+        @Test
+        void a_payment_that_needs_the_customer_waits_for_them_with_a_deadline() {
+            given(stockReservedHistory())
+                    .when(record(new io.durablecheckout.api.activity.PaymentAuthorizationActionRequiredEvent(ID,
+                            op(Step.AUTHORIZE_PAYMENT), token(1), nextAction, "pi_3ds"), AUTHORIZED_AT))
+                    .events(new io.durablecheckout.api.checkout.CustomerActionRequiredEvent(ID,
+                            op(Step.AUTHORIZE_PAYMENT), token(1), nextAction, "pi_3ds", until))
+                    .cancels(leaseTimer(Step.AUTHORIZE_PAYMENT, 1, RESERVED_AT))
+                    .schedules(Decision.Timer.customerAction(until));
+        }
+
+        @Test
+        void the_provider_s_notification_settles_it_and_the_capture_follows() {
+            Instant notifiedAt = AUTHORIZED_AT.plusSeconds(30);
+            given(waitingForTheCustomer())
+                    .when(new io.durablecheckout.api.command.RecordProviderNotificationCommand(ID,
+                            op(Step.AUTHORIZE_PAYMENT), io.durablecheckout.api.activity.PaymentLookupOutcome.AUTHORIZED,
+                            "pi_3ds", "evt_1", notifiedAt))
+                    .events(new io.durablecheckout.api.checkout.PaymentAuthorizedEvent(ID, op(Step.AUTHORIZE_PAYMENT),
+                            token(1), "pi_3ds"), confirmed(notifiedAt), captureRequested(1, notifiedAt));
+        }
+
+        @Test
+        void nobody_acts_in_time_the_authorization_is_voided_and_the_stock_released() {
+            given(waitingForTheCustomer())
+                    .whenFired(Decision.Timer.customerAction(until))
+                    .events(new CheckoutCancellationRequestedEvent(ID, CancellationReason.CUSTOMER_ACTION_TIMED_OUT,
+                            "the customer did not complete the payment's authentication by " + until),
+                            voidRequested(until));
+        }
+
+        @Test
+        void after_the_notification_the_deadline_changes_nothing() {
+            given(concat(waitingForTheCustomer(), new io.durablecheckout.api.checkout.PaymentAuthorizedEvent(ID,
+                    op(Step.AUTHORIZE_PAYMENT), token(1), "pi_3ds"), confirmed(AUTHORIZED_AT),
+                    captureRequested(1, AUTHORIZED_AT)))
+                    .whenFired(Decision.Timer.customerAction(until))
+                    .nothing();
+        }
+
+        @Test
+        void the_customer_may_cancel_while_the_payment_waits_for_them() {
+            given(waitingForTheCustomer())
+                    .when(cancel(AUTHORIZED_AT.plusSeconds(5)))
+                    .events(new CheckoutCancellationRequestedEvent(ID, CancellationReason.CUSTOMER_REQUEST,
+                            "changed my mind"), voidRequested(AUTHORIZED_AT.plusSeconds(5)));
+        }
+    }
+
     private static List<Object> completedHistoryUnderRules2() {
         return concat(confirmedHistoryUnderRules2(), new ReceiptSentEvent(ID, op(Step.SEND_RECEIPT), token(1)),
                 new CheckoutCompletedEvent(ID));

@@ -86,8 +86,8 @@ class OneFoldPropertyTest {
     void generated_histories_reach_every_state() {
         java.util.Random random = new java.util.Random(42);
         java.util.Set<CheckoutState> seen = java.util.EnumSet.noneOf(CheckoutState.class);
-        for (int n = 0; n < 500; n++) {
-            List<Integer> choices = random.ints(1 + random.nextInt(40), 0, 1000).boxed().toList();
+        for (int n = 0; n < 2000; n++) {
+            List<Integer> choices = random.ints(1 + random.nextInt(60), 0, 1000).boxed().toList();
             CheckoutFacts facts = CheckoutFacts.INITIAL;
             for (CheckoutEvent e : generate(choices)) {
                 facts = facts.evolve(e);
@@ -184,6 +184,7 @@ class OneFoldPropertyTest {
         }
         inputs.add(new Deadlines.ReconciliationDue(facts.scheduledLookup()));
         inputs.add(new CapturePaymentCommand(ID, choice % 4 == 0 ? new Money(1000, "EUR") : null, now));
+        inputs.add(new Deadlines.CustomerActionDue(now));
         if (facts.holdExpiresAt() != null) {
             inputs.add(new Deadlines.HoldExpiry(facts.holdExpiresAt()));
         }
@@ -204,7 +205,9 @@ class OneFoldPropertyTest {
                     new StockReservationRejectedEvent(ID, op, token, CancellationReason.OUT_OF_STOCK, "none left"));
             case AUTHORIZE_PAYMENT -> List.of(new PaymentAuthorizationSucceededEvent(ID, op, token, "psp-" + choice),
                     failed, new PaymentAuthorizationDeclinedEvent(ID, op, token, "card declined"),
-                    new PaymentAuthorizationOutcomeUnknownEvent(ID, op, token, "provider timeout"));
+                    new PaymentAuthorizationOutcomeUnknownEvent(ID, op, token, "provider timeout"),
+                    new io.durablecheckout.api.activity.PaymentAuthorizationActionRequiredEvent(ID, op, token,
+                            "{\"type\":\"redirect_to_url\"}", "pi_" + choice));
             case RECONCILE_PAYMENT -> List.of(new PaymentLookupAnsweredEvent(ID, op, token,
                     OperationId.of(ID, Step.AUTHORIZE_PAYMENT),
                     PaymentLookupOutcome.values()[choice % PaymentLookupOutcome.values().length], "psp-l-" + choice,

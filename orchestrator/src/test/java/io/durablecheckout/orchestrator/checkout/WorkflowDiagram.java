@@ -55,6 +55,12 @@ final class WorkflowDiagram {
         }
         d.arrow(CheckoutState.AWAITING_CAPTURE, CheckoutState.CAPTURE_PENDING,
                 "the tenant's capture call / PaymentCaptureRequestedEvent");
+        d.arrow(CheckoutState.CUSTOMER_ACTION_REQUIRED, CheckoutState.CAPTURE_PENDING, "provider notification: "
+                + "authorized, on_confirmation / PaymentAuthorizedEvent + CheckoutConfirmedEvent + PaymentCaptureRequestedEvent");
+        d.arrow(CheckoutState.CUSTOMER_ACTION_REQUIRED, CheckoutState.STOCK_RELEASE_PENDING, "provider notification: "
+                + "declined / PaymentDeclinedEvent + StockReleaseRequestedEvent");
+        d.arrow(CheckoutState.CUSTOMER_ACTION_REQUIRED, CheckoutState.VOID_PENDING, "customer action timed out / "
+                + "CheckoutCancellationRequestedEvent + PaymentVoidRequestedEvent");
         Workflow.COMPENSATE_ON_CANCEL.entrySet().stream().sorted(java.util.Map.Entry.comparingByKey())
                 .forEach(e -> d.cancellation(e.getKey(), e.getValue()));
         d.arrow(CheckoutState.COMPLETED, "[*]", null);
@@ -66,7 +72,8 @@ final class WorkflowDiagram {
     static String markdown() {
         StringBuilder sb = new StringBuilder();
         sb.append("| Step | Request (intent) | Pending state | Reported done by | Recorded as | Succeeded | Failed |"
-                + " Unknown | Not found | Succeeded after a cancellation request |\n|---|---|---|---|---|---|---|---|---|---|\n");
+                + " Unknown | Not found | Needs the customer | Succeeded after a cancellation request |\n"
+                + "|---|---|---|---|---|---|---|---|---|---|---|\n");
         List<Row> rows = new ArrayList<>(Workflow.STEPS);
         rows.addAll(Workflow.COMPENSATION_STEPS);
         for (Row row : rows) {
@@ -111,6 +118,7 @@ final class WorkflowDiagram {
             case CONTINUE -> "the next in the capture mode's order (`on_confirmation`: capture, receipt; `deferred`: "
                     + "receipt, `awaiting_capture`, capture), `completed` after the last";
             case RETRY -> "ask again under the same operation id after a back-off (attempt budget)";
+            case AWAIT_CUSTOMER -> "`customer_action_required` until the provider's notification or the timeout";
             case NONE -> "";
         };
         boolean more = then.next() != null && then.next().move() != Workflow.Move.NONE;
@@ -154,6 +162,11 @@ final class WorkflowDiagram {
                                 label + join(next, Workflow.row(order.get(i)).request().getSimpleName()));
                     }
                 }
+                return;
+            }
+            case AWAIT_CUSTOMER -> {
+                arrow(row.pendingState(), CheckoutState.CUSTOMER_ACTION_REQUIRED,
+                        why + " / " + join(next, "CustomerActionRequiredEvent"));
                 return;
             }
             case RETRY -> {

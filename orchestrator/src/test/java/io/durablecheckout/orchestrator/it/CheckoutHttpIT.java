@@ -83,7 +83,8 @@ class CheckoutHttpIT extends IntegrationTestBase {
         }
         assertThat(types).containsExactly("CheckoutCreatedEvent", "StockReservationRequestedEvent", "StockReservedEvent",
                 "PaymentAuthorizationRequestedEvent", "PaymentAuthorizedEvent", "CheckoutConfirmedEvent",
-                "ReceiptRequestedEvent", "ReceiptSentEvent", "CheckoutCompletedEvent");
+                "PaymentCaptureRequestedEvent", "PaymentCapturedEvent", "ReceiptRequestedEvent", "ReceiptSentEvent",
+                "CheckoutCompletedEvent");
 
         // Side effects, once each, in the activity services' own tables.
         // a confirmed order is a sale: the reservation's units move from reserved to sold

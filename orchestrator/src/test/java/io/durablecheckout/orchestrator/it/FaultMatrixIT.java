@@ -36,6 +36,7 @@ class FaultMatrixIT {
             Map.entry(CrashPoint.RESULT_APPENDED, 12),
             Map.entry(CrashPoint.INVENTORY_EFFECT, 6),
             Map.entry(CrashPoint.PAYMENT_EFFECT, 6),
+            Map.entry(CrashPoint.CAPTURE_EFFECT, 4),
             Map.entry(CrashPoint.RECONCILIATION_LOOKUP, 1),
             Map.entry(CrashPoint.RECEIPT_EFFECT, 3),
             Map.entry(CrashPoint.SAGA_RECORDED, 10),

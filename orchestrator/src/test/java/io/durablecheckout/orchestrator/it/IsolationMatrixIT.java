@@ -132,6 +132,10 @@ class IsolationMatrixIT extends IntegrationTestBase {
                 "{\"reason\":\"not yours\"}");
         assertThat(crossCancel.status()).as("cancel with a mixed-role key of another tenant: %s", crossCancel.body())
                 .isEqualTo(404);
+        HttpApi.Response crossCapture = api.send("POST", "/api/v1/checkouts/" + own + "/capture", mixedKey, Map.of(),
+                "{\"amount\":{\"minor\":1,\"currency\":\"EUR\"}}");
+        assertThat(crossCapture.status()).as("capture with a mixed-role key of another tenant: %s",
+                crossCapture.body()).isEqualTo(404);
         assertThat(count("SELECT count(*) FROM domainevententry WHERE aggregateidentifier = ?", own))
                 .as("events of the other tenant's checkout").isEqualTo(eventsBefore);
 

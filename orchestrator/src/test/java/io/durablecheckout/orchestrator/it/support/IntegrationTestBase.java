@@ -30,6 +30,7 @@ import java.nio.file.Path;
                 "checkout.simulator.webhooks.duplicate=true",
                 "checkout.simulator.webhooks.delay=2500ms", // after the client timeout and the first lookup: late webhooks
                 "checkout.dashboard.stuck-after[manual_review]=3s", // DashboardBrowserIT: held past its threshold
+                "checkout.workflow.hold-validity=20s", // CaptureIT: a deferred capture's hold lapses within the test
                 // As deployed behind the TLS proxy docs/security.md asks for: X-Forwarded-For and -Proto from loopback
                 // are trusted, so FailedAuthenticationIT can come from other addresses and over "TLS".
                 "checkout.security.trusted-proxies=127.0.0.1,::1",

@@ -53,6 +53,7 @@ public final class InvariantChecker {
                                       'io.durablecheckout.api.checkout.StockReleasedEvent',
                                       'io.durablecheckout.api.checkout.PaymentRefundedEvent',
                                       'io.durablecheckout.api.checkout.PaymentVoidedEvent',
+                                      'io.durablecheckout.api.checkout.PaymentCapturedEvent',
                                       'io.durablecheckout.api.checkout.CheckoutCompletedEvent',
                                       'io.durablecheckout.api.checkout.CheckoutCancelledEvent')
                 GROUP BY 1, 2 HAVING count(*) > 1""");
@@ -69,6 +70,12 @@ public final class InvariantChecker {
                 HAVING count(DISTINCT idempotency_key) <> 1 OR bool_or(idempotency_key IS NULL)
                     OR bool_or(idempotency_key <> split_part(operation_id, '/', 1)
                                || CASE action WHEN 'VOID' THEN '/void-payment' ELSE '/refund-payment' END)""");
+        check(v, "1 every capture carried one key, the capture's operation id", """
+                SELECT id, operation_id, idempotency_key FROM simulator_calls WHERE action = 'CAPTURE'
+                  AND idempotency_key IS DISTINCT FROM split_part(operation_id, '/', 1) || '/capture-payment'""");
+        check(v, "1 at most one capture per authorization at the provider, never after a void", """
+                SELECT operation_id, captures, voided FROM simulator_authorizations
+                WHERE captures > 1 OR (captures > 0 AND voided)""");
         check(v, "1 every lookup named its lookup operation", """
                 SELECT id, operation_id, idempotency_key FROM simulator_calls
                 WHERE action = 'LOOKUP'
@@ -80,7 +87,7 @@ public final class InvariantChecker {
         check(v, CALL_AFTER_OUTCOME, """
                 SELECT c.action, c.idempotency_key, c.called_at, p.status, p.outcome_recorded_at
                 FROM simulator_calls c JOIN payment_operations p ON p.operation_id = c.idempotency_key
-                WHERE c.action IN ('AUTHORIZE', 'VOID', 'REFUND')
+                WHERE c.action IN ('AUTHORIZE', 'VOID', 'REFUND', 'CAPTURE')
                   AND p.outcome_recorded_at IS NOT NULL AND c.called_at > p.outcome_recorded_at""");
         check(v, "1 no message sent after it was recorded as sent", """
                 SELECT m.operation_id, m.sent_at, r.outcome_recorded_at
