@@ -63,7 +63,7 @@ public class PaymentsWorker {
 
     @EventHandler
     public void on(PaymentAuthorizationRequestedEvent intent) {
-        calls.submit(intent.checkoutId(), () -> authorize(intent));
+        calls.submit(intent, () -> authorize(intent));
     }
 
     private void authorize(PaymentAuthorizationRequestedEvent intent) {
@@ -85,7 +85,7 @@ public class PaymentsWorker {
 
     @EventHandler
     public void on(PaymentReconciliationRequestedEvent intent) {
-        calls.submit(intent.checkoutId(), () -> lookup(intent));
+        calls.submit(intent, () -> lookup(intent));
     }
 
     private void lookup(PaymentReconciliationRequestedEvent intent) {
@@ -104,7 +104,7 @@ public class PaymentsWorker {
 
     @EventHandler
     public void on(PaymentVoidRequestedEvent intent) {
-        calls.submit(intent.checkoutId(), () -> voidPayment(intent));
+        calls.submit(intent, () -> voidPayment(intent));
     }
 
     private void voidPayment(PaymentVoidRequestedEvent intent) {
@@ -122,7 +122,7 @@ public class PaymentsWorker {
 
     @EventHandler
     public void on(PaymentRefundRequestedEvent intent) {
-        calls.submit(intent.checkoutId(), () -> refund(intent));
+        calls.submit(intent, () -> refund(intent));
     }
 
     private void refund(PaymentRefundRequestedEvent intent) {

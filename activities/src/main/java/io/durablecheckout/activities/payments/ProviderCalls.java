@@ -98,6 +98,11 @@ public final class ProviderCalls implements AutoCloseable {
         return maxConcurrent - permits.availablePermits();
     }
 
+    /** {@link #submit(CheckoutId, Runnable)} for an intent's work. */
+    public void submit(io.durablecheckout.api.checkout.ActivityIntent intent, Runnable work) {
+        submit(intent.checkoutId(), work);
+    }
+
     /**
      * Runs {@code work} for an event of {@code checkout}: inside a processor's batch on a call thread once one is
      * free (this thread waits until then), the batch's commit waiting for it; otherwise here.
