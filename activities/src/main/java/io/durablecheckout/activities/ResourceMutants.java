@@ -32,4 +32,13 @@ public interface ResourceMutants {
     default boolean sendMessageTwice() {
         return false;
     }
+
+    /**
+     * The payments resource captures under a key of each attempt's own (the capture operation id plus the attempt
+     * number) instead of the capture's operation id: a retried capture is a new one to the provider (and the Stripe
+     * adapter skips its look-up of the intent's state, so the new key reaches Stripe).
+     */
+    default boolean captureKeyPerAttempt() {
+        return false;
+    }
 }

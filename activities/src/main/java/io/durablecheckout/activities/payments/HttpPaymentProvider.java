@@ -2,6 +2,7 @@ package io.durablecheckout.activities.payments;
 
 import io.durablecheckout.activities.payments.ProviderProtocol.AuthorizationRequest;
 import io.durablecheckout.activities.payments.ProviderProtocol.AuthorizationResponse;
+import io.durablecheckout.activities.payments.ProviderProtocol.CaptureResponse;
 import io.durablecheckout.activities.payments.ProviderProtocol.CompensationRequest;
 import io.durablecheckout.activities.payments.ProviderProtocol.CompensationResponse;
 import io.durablecheckout.api.activity.PaymentLookupOutcome;
@@ -188,6 +189,55 @@ public class HttpPaymentProvider implements PaymentProvider {
         }
         String reason = answer != null && answer.reason() != null ? ": " + answer.reason() : "";
         return new CompensationAnswer(false, null, action + " not done, provider answered HTTP " + exchange.status() + reason);
+    }
+
+    /**
+     * A timeout or a dropped connection is UNKNOWN (the provider may have captured; the retry under the same key gets
+     * its record), as is a 5xx other than 503; connection refused, 503 and 429 are UNAVAILABLE; a definite refusal
+     * (DECLINED, or 409 REJECTED) is DECLINED.
+     */
+    @Override
+    public CaptureAnswer capture(OperationId authorizationOperationId, OperationId captureOperationId, Money amount) {
+        String body = JSON.writeValueAsString(new CompensationRequest(captureOperationId.value(), amount.minor(),
+                amount.currency()));
+        Exchange exchange = send(() -> post(ProviderProtocol.AUTHORIZATIONS + "/"
+                + ProviderProtocol.pathOf(authorizationOperationId.value()) + "/capture", captureOperationId.value(),
+                body));
+        if (exchange.notDelivered()) return new CaptureAnswer(CaptureStatus.UNAVAILABLE, null, null, exchange.failure());
+        if (exchange.maybeDelivered()) return new CaptureAnswer(CaptureStatus.UNKNOWN, null, null, exchange.failure());
+        int status = exchange.status();
+        if (status == 503 || status == 429) {
+            return new CaptureAnswer(CaptureStatus.UNAVAILABLE, null, null, "provider unavailable (HTTP " + status + ")");
+        }
+        if (status >= 500) {
+            return new CaptureAnswer(CaptureStatus.UNKNOWN, null, null, "provider answered HTTP " + status);
+        }
+        CaptureResponse answer = parse(exchange.body(), CaptureResponse.class);
+        boolean aboutThisCapture = answer != null && captureOperationId.value().equals(answer.operationId());
+        if (!aboutThisCapture) {
+            // a 4xx without the provider's answer (a wrong URL, a refused request): not processed; a 200 we cannot
+            // read may be a capture made
+            return status == 200
+                    ? new CaptureAnswer(CaptureStatus.UNKNOWN, null, null, "unreadable answer from provider")
+                    : new CaptureAnswer(CaptureStatus.UNAVAILABLE, null, null,
+                            "provider refused the request (HTTP " + status + ")");
+        }
+        String reason = answer.reason() == null ? "" : ": " + answer.reason();
+        if (status == 200 && ProviderProtocol.CAPTURED.equals(answer.status())) {
+            Money captured = answer.amountMinor() == null || answer.currency() == null
+                    || !answer.currency().matches("[A-Z]{3}") ? amount
+                    : new Money(answer.amountMinor(), answer.currency());
+            return new CaptureAnswer(CaptureStatus.CAPTURED, answer.reference(), captured, null);
+        }
+        if ((status == 200 && ProviderProtocol.DECLINED.equals(answer.status()))
+                || (status == 409 && ProviderProtocol.REJECTED.equals(answer.status()))) {
+            return new CaptureAnswer(CaptureStatus.DECLINED, answer.reference(), null,
+                    "capture " + answer.status().toLowerCase(java.util.Locale.ROOT) + reason);
+        }
+        return status == 200
+                ? new CaptureAnswer(CaptureStatus.UNKNOWN, null, null, "unexpected provider status " + answer.status())
+                : new CaptureAnswer(CaptureStatus.UNAVAILABLE, null, null,
+                        "capture not processed, provider answered HTTP " + status + reason);
     }
 
     private HttpRequest post(String path, String idempotencyKey, String json) {

@@ -32,6 +32,13 @@ public interface PaymentProvider {
 
     CompensationAnswer refund(OperationId authorizationOperationId, OperationId refundOperationId, Money amount);
 
+    /**
+     * Takes {@code amount} (at most the authorized amount) of the authorization, under the capture's own operation id:
+     * the provider's idempotency key, the same on every retry, so a repeated call answers the recorded capture and is
+     * never a second one.
+     */
+    CaptureAnswer capture(OperationId authorizationOperationId, OperationId captureOperationId, Money amount);
+
     /** How an authorization call ended, from the caller's point of view. */
     enum AuthorizationStatus {
         AUTHORIZED,
@@ -48,6 +55,22 @@ public interface PaymentProvider {
     }
 
     record LookupAnswer(PaymentLookupOutcome outcome, String reference, String detail) {
+    }
+
+    /** How a capture call ended, from the caller's point of view. */
+    enum CaptureStatus {
+        /** Captured now, or earlier under the same capture operation id. */
+        CAPTURED,
+        /** Refused for good: the hold lapsed or was voided, the capture was declined, the amount is above the hold. */
+        DECLINED,
+        /** The request may have reached the provider but no answer came back: ask again under the same id. */
+        UNKNOWN,
+        /** The request was certainly not processed (503, connection refused): safe to retry. */
+        UNAVAILABLE
+    }
+
+    /** @param captured what the provider took (null when not captured) */
+    record CaptureAnswer(CaptureStatus status, String reference, Money captured, String detail) {
     }
 
     /** @param done true when voided / refunded; false is a retryable failure (the call is idempotent by its key) */

@@ -7,6 +7,7 @@ import io.durablecheckout.activities.FencedOperations;
 import io.durablecheckout.activities.Savepoints;
 import io.durablecheckout.activities.FencedOperations.Claim;
 import io.durablecheckout.activities.payments.PaymentProvider.AuthorizationAnswer;
+import io.durablecheckout.activities.payments.PaymentProvider.CaptureAnswer;
 import io.durablecheckout.activities.payments.PaymentProvider.CompensationAnswer;
 import io.durablecheckout.activities.payments.PaymentProvider.LookupAnswer;
 import io.durablecheckout.api.activity.PaymentLookupOutcome;
@@ -192,6 +193,55 @@ public class PaymentsResource {
                 amount);
     }
 
+    /**
+     * Captures {@code amount} of the authorization under {@code captureOperationId} (the provider's idempotency key)
+     * unless an outcome is already recorded. CAPTURED and DECLINED are terminal and answered from the record; UNKNOWN
+     * and FAILED are not: the next owner asks again under the same id, and the provider answers what it recorded.
+     */
+    public CaptureOutcome capture(CheckoutId checkoutId, TenantId tenantId, OperationId captureOperationId,
+                                  FencingToken token, OperationId authorizationOperationId, Money amount) {
+        return savepoints.run(() -> captureOnce(checkoutId, tenantId, captureOperationId, token,
+                authorizationOperationId, amount));
+    }
+
+    private CaptureOutcome captureOnce(CheckoutId checkoutId, TenantId tenantId, OperationId operationId,
+                                       FencingToken token, OperationId authorizationOperationId, Money amount) {
+        Claim claim = claim(operationId, "CAPTURE", checkoutId, tenantId, token, authorizationOperationId, amount);
+        if (claim.stale()) {
+            return CaptureOutcome.stale(claim.highestAccepted());
+        }
+        switch (claim.status()) {
+            case "CAPTURED" -> {
+                Object minor = claim.row().get("captured_minor");
+                Money captured = minor == null ? amount
+                        : new Money(((Number) minor).longValue(), claim.string("currency"));
+                return CaptureOutcome.of(CaptureOutcome.Status.CAPTURED, claim.string("provider_reference"), captured,
+                        null, true);
+            }
+            case "DECLINED" -> {
+                return CaptureOutcome.of(CaptureOutcome.Status.DECLINED, claim.string("provider_reference"), null,
+                        claim.string("detail"), true);
+            }
+            default -> {
+            }
+        }
+        // the mutant (fault matrix, tests): a key of this attempt's own, so the provider sees a new capture each time
+        OperationId key = mutants.captureKeyPerAttempt()
+                ? new OperationId(operationId.value() + "/attempt-" + claim.row().get("attempts")) : operationId;
+        CaptureAnswer answer = provider.capture(authorizationOperationId, key, amount);
+        CaptureOutcome.Status status = switch (answer.status()) {
+            case CAPTURED -> CaptureOutcome.Status.CAPTURED;
+            case DECLINED -> CaptureOutcome.Status.DECLINED;
+            case UNKNOWN -> CaptureOutcome.Status.UNKNOWN;
+            case UNAVAILABLE -> CaptureOutcome.Status.FAILED;
+        };
+        Money captured = status == CaptureOutcome.Status.CAPTURED
+                ? (answer.captured() == null ? amount : answer.captured()) : null;
+        record(operationId, status.name(), answer.reference(), answer.detail(),
+                captured == null ? null : captured.minor());
+        return CaptureOutcome.of(status, answer.reference(), captured, answer.detail(), false);
+    }
+
     private CompensationOutcome compensate(String kind, String doneStatus, CheckoutId checkoutId, TenantId tenantId,
                                            OperationId operationId, FencingToken token,
                                            OperationId authorizationOperationId, Money amount) {
@@ -293,15 +343,22 @@ public class PaymentsResource {
     }
 
     private void record(OperationId operationId, String status, String reference, String detail) {
+        record(operationId, status, reference, detail, null);
+    }
+
+    private void record(OperationId operationId, String status, String reference, String detail, Long capturedMinor) {
         // outcome_recorded_at: the first time a final outcome was recorded; no call for this operation may follow.
         jdbc.update("UPDATE payment_operations SET status = :status, provider_reference = coalesce(:ref, provider_reference),"
                         + " detail = :detail, attempts = attempts + 1, updated_at = now(),"
-                        + " outcome_recorded_at = CASE WHEN :status IN ('AUTHORIZED', 'DECLINED', 'VOIDED', 'REFUNDED')"
+                        + " captured_minor = coalesce(:captured, captured_minor),"
+                        + " outcome_recorded_at = CASE WHEN :status IN ('AUTHORIZED', 'DECLINED', 'VOIDED', 'REFUNDED',"
+                        + " 'CAPTURED')"
                         + " THEN coalesce(outcome_recorded_at, clock_timestamp()) END"
                         + " WHERE operation_id = :op",
                 new MapSqlParameterSource()
                         .addValue("op", operationId.value())
                         .addValue("status", status)
+                        .addValue("captured", capturedMinor, java.sql.Types.BIGINT)
                         // the provider's reference is evidence (void, refund, disputes): rejected if it does not
                         // fit, never cut (a cut reference would name another authorization)
                         .addValue("ref", Bounds.require("provider_reference", reference, Bounds.PROVIDER_REFERENCE))

@@ -9,6 +9,9 @@ import io.durablecheckout.api.activity.ActivityResultEvent;
 import io.durablecheckout.api.activity.PaymentAuthorizationDeclinedEvent;
 import io.durablecheckout.api.activity.PaymentAuthorizationOutcomeUnknownEvent;
 import io.durablecheckout.api.activity.PaymentAuthorizationSucceededEvent;
+import io.durablecheckout.api.activity.PaymentCaptureDeclinedEvent;
+import io.durablecheckout.api.activity.PaymentCaptureOutcomeUnknownEvent;
+import io.durablecheckout.api.activity.PaymentCaptureSucceededEvent;
 import io.durablecheckout.api.activity.PaymentLookupAnsweredEvent;
 import io.durablecheckout.api.activity.PaymentRefundSucceededEvent;
 import io.durablecheckout.api.activity.PaymentVoidSucceededEvent;
@@ -16,6 +19,7 @@ import io.durablecheckout.api.checkout.ActivityIntent;
 import io.durablecheckout.api.checkout.PaymentAuthorizedEvent;
 import io.durablecheckout.api.checkout.PaymentDeclinedEvent;
 import io.durablecheckout.api.checkout.PaymentAuthorizationRequestedEvent;
+import io.durablecheckout.api.checkout.PaymentCaptureRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentReconciliationRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentRefundRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentVoidRequestedEvent;
@@ -57,6 +61,7 @@ public class PaymentsWorker {
         this.reports = new IntentReports(events, metrics, PaymentsResource.OPERATIONS_TABLE)
                 .expecting(Step.AUTHORIZE_PAYMENT, AuthorizationOutcome.Status.values())
                 .expecting(Step.RECONCILE_PAYMENT, PaymentLookupOutcome.values())
+                .expecting(Step.CAPTURE_PAYMENT, CaptureOutcome.Status.values())
                 .expecting(Step.VOID_PAYMENT, CompensationOutcome.Status.values())
                 .expecting(Step.REFUND_PAYMENT, CompensationOutcome.Status.values());
     }
@@ -100,6 +105,29 @@ public class PaymentsWorker {
                 new PaymentLookupAnsweredEvent(intent.checkoutId(), lease.operationId(), lease.fencingToken(),
                         intent.authorizationOperationId(), lookup.outcome(), lookup.providerReference(),
                         lookup.detail()));
+    }
+
+    @EventHandler
+    public void on(PaymentCaptureRequestedEvent intent) {
+        calls.submit(intent, () -> capture(intent));
+    }
+
+    /** A capture timeout is unknown (asked again under the same id), never declined; only a refusal for good is. */
+    private void capture(PaymentCaptureRequestedEvent intent) {
+        Lease lease = intent.lease();
+        CaptureOutcome outcome = payments.capture(intent.checkoutId(), intent.tenantId(), lease.operationId(),
+                lease.fencingToken(), intent.authorizationOperationId(), intent.amount());
+        ActivityResultEvent result = switch (outcome.status()) {
+            case CAPTURED -> new PaymentCaptureSucceededEvent(intent.checkoutId(), lease.operationId(),
+                    lease.fencingToken(), outcome.providerReference(), outcome.captured());
+            case DECLINED -> new PaymentCaptureDeclinedEvent(intent.checkoutId(), lease.operationId(),
+                    lease.fencingToken(), outcome.detail());
+            case UNKNOWN -> new PaymentCaptureOutcomeUnknownEvent(intent.checkoutId(), lease.operationId(),
+                    lease.fencingToken(), outcome.detail());
+            case FAILED -> reports.attemptFailed(intent, outcome.detail());
+            case STALE -> reports.stale(intent, outcome.highestAccepted());
+        };
+        reports.publish(intent, outcome.status(), outcome.replayed(), result);
     }
 
     @EventHandler

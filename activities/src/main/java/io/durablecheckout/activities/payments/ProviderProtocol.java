@@ -25,6 +25,14 @@ import java.nio.charset.StandardCharsets;
  *   503 provider unavailable. A repeated key returns the recorded answer, so retrying is safe.
  *   Voiding an operation the provider never saw records it as voided-before-authorization: a late authorization
  *   request under that id is then DECLINED, so a compensation can never be overtaken by the effect it undoes.
+ *
+ * POST {url}/v1/authorizations/{operationId}/capture Idempotency-Key: &lt;capture operation id&gt;
+ *   body {operationId: &lt;capture operation id&gt;, amountMinor, currency}  (at most the authorized amount)
+ *   200 {operationId, authorizationOperationId, status: CAPTURED, reference, reason, amountMinor, currency}
+ *   200 {..., status: DECLINED, reason} / 409 {..., status: REJECTED, reason}: refused for good (capture declined;
+ *       the hold voided, lapsed or already captured under another key; the amount above the authorized one)
+ *   503 provider unavailable: nothing was recorded. A repeated key returns the recorded answer, never a second
+ *   capture; at most one capture per authorization, and a void after it is REJECTED.
  * </pre>
  * Operation ids contain '/' (checkout id / step slug). They travel as a path suffix: the '/' separators stay
  * literal (servers commonly reject an encoded slash), every other reserved character is percent-encoded.
@@ -41,6 +49,7 @@ public final class ProviderProtocol {
     public static final String VOIDED = "VOIDED";
     public static final String REFUNDED = "REFUNDED";
     public static final String REJECTED = "REJECTED";
+    public static final String CAPTURED = "CAPTURED";
 
     private ProviderProtocol() {
     }
@@ -57,6 +66,11 @@ public final class ProviderProtocol {
 
     public record CompensationResponse(String operationId, String authorizationOperationId, String status,
                                        String reference, String reason) {
+    }
+
+    /** The answer to a capture; {@code amountMinor} and {@code currency}: what was taken (CAPTURED only). */
+    public record CaptureResponse(String operationId, String authorizationOperationId, String status,
+                                  String reference, String reason, Long amountMinor, String currency) {
     }
 
     /** Percent-encodes an operation id for use as a path suffix, keeping its '/' separators. */

@@ -3,6 +3,7 @@ package io.durablecheckout.activities.simulator;
 import io.durablecheckout.activities.payments.ProviderProtocol;
 import io.durablecheckout.activities.payments.ProviderProtocol.AuthorizationRequest;
 import io.durablecheckout.activities.payments.ProviderProtocol.AuthorizationResponse;
+import io.durablecheckout.activities.payments.ProviderProtocol.CaptureResponse;
 import io.durablecheckout.activities.payments.ProviderProtocol.CompensationRequest;
 import io.durablecheckout.activities.payments.ProviderProtocol.CompensationResponse;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -121,6 +122,31 @@ public class PaymentProviderSimulator {
                 request == null ? null : request.currency());
         return ResponseEntity.status(result.httpStatus()).body(new CompensationResponse(idempotencyKey,
                 authorizationOperationId, result.status(), result.reference(), result.reason()));
+    }
+
+    /** {@code POST /{operationId}/capture}: the path after the prefix, ending in {@code /capture}. */
+    public ResponseEntity<CaptureResponse> capture(String path, String idempotencyKey, CompensationRequest request) {
+        String rest = stripLeadingSlash(path);
+        String authorizationOperationId = rest.substring(0, rest.length() - "/capture".length());
+        ledger.logCall("CAPTURE", authorizationOperationId, idempotencyKey);
+        String invalid = idempotencyKey == null || idempotencyKey.isBlank() || authorizationOperationId.isBlank()
+                ? "Idempotency-Key required"
+                : request != null && request.operationId() != null && !request.operationId().equals(idempotencyKey)
+                ? "Idempotency-Key must equal operationId"
+                : request != null && request.currency() != null && !CURRENCY.matcher(request.currency()).matches()
+                ? "invalid currency" : null;
+        if (invalid != null) {
+            return ResponseEntity.badRequest().body(new CaptureResponse(idempotencyKey, authorizationOperationId,
+                    "INVALID", null, invalid, null, null));
+        }
+        SimulatorLedger.CaptureResult result = ledger.capture(authorizationOperationId, idempotencyKey,
+                request == null ? null : request.amountMinor(), request == null ? null : request.currency());
+        if (result.hold()) {
+            pause(properties.timeoutDelay()); // committed (or lost) above; the client gives up meanwhile
+        }
+        return ResponseEntity.status(result.httpStatus()).body(new CaptureResponse(idempotencyKey,
+                authorizationOperationId, result.status(), result.reference(), result.reason(), result.capturedMinor(),
+                result.currency()));
     }
 
     private static AuthorizationResponse response(SimulatorLedger.Authorization authorization) {

@@ -18,20 +18,35 @@ enum PaymentTokenBehaviour {
      * Sends no notification, so the parked intent is the only way its checkout learns the outcome.
      */
     LONG_REFERENCE("tok_long_reference", "AUTHORIZED", null, Hold.NONE),
+    /** Authorized; its capture is declined (200 DECLINED), for good. */
+    CAPTURE_DECLINED("tok_capture_declined", "AUTHORIZED", null, Hold.NONE, Capture.DECLINE),
+    /** Authorized; the first capture is made and recorded, then its answer held past the client's timeout. */
+    CAPTURE_TIMEOUT_DONE("tok_capture_timeout_done", "AUTHORIZED", null, Hold.NONE, Capture.TIMEOUT_DONE),
+    /** Authorized; the first capture request is held past the client's timeout and lost (nothing recorded). */
+    CAPTURE_TIMEOUT_LOST("tok_capture_timeout_lost", "AUTHORIZED", null, Hold.NONE, Capture.TIMEOUT_LOST),
     OTHER(null, "DECLINED", "unknown payment token", Hold.NONE);
 
     enum Hold { NONE, SLOW, TIMEOUT }
+
+    /** How the authorization's capture behaves (only its first request for the timeouts; later ones work). */
+    enum Capture { NORMAL, DECLINE, TIMEOUT_DONE, TIMEOUT_LOST }
 
     private final String token;
     final String status;
     final String reason;
     final Hold hold;
+    final Capture capture;
 
     PaymentTokenBehaviour(String token, String status, String reason, Hold hold) {
+        this(token, status, reason, hold, Capture.NORMAL);
+    }
+
+    PaymentTokenBehaviour(String token, String status, String reason, Hold hold, Capture capture) {
         this.token = token;
         this.status = status;
         this.reason = reason;
         this.hold = hold;
+        this.capture = capture;
     }
 
     static PaymentTokenBehaviour of(String paymentToken) {

@@ -34,7 +34,8 @@ public class SimulatorLedger {
             rs.getString("operation_id"), rs.getString("status"), rs.getString("reference"), rs.getString("reason"),
             rs.getBoolean("voided"), rs.getBoolean("refunded"), rs.getInt("refusals"),
             rs.getTimestamp("updated_at").toInstant(), rs.getString("tenant_id"), rs.getLong("amount_minor"),
-            rs.getString("currency"));
+            rs.getString("currency"), rs.getString("payment_token"), rs.getInt("captures"),
+            rs.getInt("capture_requests"), (Long) rs.getObject("captured_minor"));
 
     /**
      * A first authorization request, logged and decided in one statement: the call log row and the decided row
@@ -63,7 +64,8 @@ public class SimulatorLedger {
     /** One authorization as recorded. {@code status} NEW means nothing has been decided (looks up as absent). */
     public record Authorization(String operationId, String status, String reference, String reason, boolean voided,
                                 boolean refunded, int refusals, Instant decidedAt, String tenantId,
-                                long amountMinor, String currency) {
+                                long amountMinor, String currency, String paymentToken, int captures,
+                                int captureRequests, Long capturedMinor) {
         boolean decided() {
             return !"NEW".equals(status);
         }
@@ -75,6 +77,14 @@ public class SimulatorLedger {
 
     /** The recorded answer to a void or refund request. */
     public record CompensationResult(int httpStatus, String status, String reference, String reason) {
+    }
+
+    /**
+     * The answer to a capture request; {@code capturedMinor} what was taken (CAPTURED only); {@code hold}: answer
+     * only after the client's timeout (the capture timeout tokens' first request).
+     */
+    public record CaptureResult(int httpStatus, String status, String reference, String reason, Long capturedMinor,
+                                String currency, boolean hold) {
     }
 
     /**
@@ -203,9 +213,91 @@ public class SimulatorLedger {
         });
     }
 
+    /**
+     * Captures {@code authorizationOperationId} once per idempotency key and at most once at all: a repeated key
+     * answers its recorded result (never a second capture), another key after a capture is REJECTED, as is a capture
+     * of a voided, declined or refunded authorization or above the authorized amount. Nothing is created for an
+     * authorization never seen. The capture timeout tokens' first request is held past the client's timeout:
+     * {@code tok_capture_timeout_done} captures first, {@code tok_capture_timeout_lost} records nothing.
+     */
+    CaptureResult capture(String authorizationOperationId, String idempotencyKey, Long amountMinor, String currency) {
+        return transactions.execute(tx -> {
+            List<Authorization> found = jdbc.query("SELECT * FROM simulator_authorizations WHERE operation_id = :op"
+                    + " FOR UPDATE", Map.of("op", authorizationOperationId), AUTHORIZATION);
+            if (found.isEmpty() || !found.get(0).decided()) {
+                return new CaptureResult(409, ProviderProtocol.REJECTED, null, "no authorization "
+                        + authorizationOperationId, null, null, false);
+            }
+            Authorization auth = found.get(0);
+            // every capture request for a known authorization, repeats answered from the record included
+            jdbc.update("UPDATE simulator_authorizations SET capture_requests = capture_requests + 1,"
+                    + " updated_at = now() WHERE operation_id = :op", Map.of("op", authorizationOperationId));
+            List<CaptureResult> recorded = jdbc.query("SELECT http_status, status, reference, reason"
+                            + " FROM simulator_idempotency WHERE idempotency_key = :key AND action = 'CAPTURE'"
+                            + " AND authorization_operation_id = :op",
+                    Map.of("key", idempotencyKey, "op", authorizationOperationId),
+                    (rs, n) -> {
+                        boolean captured = ProviderProtocol.CAPTURED.equals(rs.getString("status"));
+                        return new CaptureResult(rs.getInt("http_status"), rs.getString("status"),
+                                rs.getString("reference"), rs.getString("reason"),
+                                captured ? auth.capturedMinor() : null, captured ? auth.currency() : null, false);
+                    });
+            if (!recorded.isEmpty()) {
+                return recorded.get(0);
+            }
+            PaymentTokenBehaviour behaviour = PaymentTokenBehaviour.of(auth.paymentToken());
+            boolean first = auth.captureRequests() == 0;
+            if (first && behaviour.capture == PaymentTokenBehaviour.Capture.TIMEOUT_LOST) {
+                // lost on the way: nothing captured, nothing recorded under the key; the next request goes through
+                return new CaptureResult(503, "UNAVAILABLE", null, "capture request lost", null, null, true);
+            }
+            CaptureResult result = captureIt(auth, behaviour, idempotencyKey, amountMinor, currency,
+                    first && behaviour.capture == PaymentTokenBehaviour.Capture.TIMEOUT_DONE);
+            jdbc.update("INSERT INTO simulator_idempotency (idempotency_key, action, authorization_operation_id,"
+                            + " http_status, status, reference, reason)"
+                            + " VALUES (:key, 'CAPTURE', :op, :http, :status, :ref, :reason)",
+                    new MapSqlParameterSource()
+                            .addValue("key", idempotencyKey)
+                            .addValue("op", authorizationOperationId)
+                            .addValue("http", result.httpStatus())
+                            .addValue("status", result.status())
+                            .addValue("ref", result.reference())
+                            .addValue("reason", result.reason()));
+            return result;
+        });
+    }
+
+    private CaptureResult captureIt(Authorization auth, PaymentTokenBehaviour behaviour, String key, Long amountMinor,
+                                    String currency, boolean hold) {
+        String refused = auth.voided() ? "authorization voided"
+                : !"AUTHORIZED".equals(auth.status()) ? "not capturable: " + auth.status()
+                : auth.refunded() ? "authorization refunded"
+                : auth.captures() > 0 ? "already captured"
+                : currency != null && !currency.equals(auth.currency()) ? "currency differs from the authorized"
+                : amountMinor != null && (amountMinor <= 0 || amountMinor > auth.amountMinor())
+                ? "amount " + amountMinor + " not within the authorized " + auth.amountMinor()
+                : null;
+        if (refused != null) {
+            return new CaptureResult(409, ProviderProtocol.REJECTED, null, refused, null, null, false);
+        }
+        if (behaviour.capture == PaymentTokenBehaviour.Capture.DECLINE) {
+            return new CaptureResult(200, ProviderProtocol.DECLINED, null, "insufficient funds", null, null, false);
+        }
+        long captured = amountMinor == null ? auth.amountMinor() : amountMinor;
+        jdbc.update("UPDATE simulator_authorizations SET captures = captures + 1, captured_minor = :minor,"
+                        + " capture_key = :key, updated_at = now() WHERE operation_id = :op",
+                new MapSqlParameterSource().addValue("op", auth.operationId()).addValue("minor", captured)
+                        .addValue("key", key));
+        return new CaptureResult(200, ProviderProtocol.CAPTURED, reference("SIM-CAPTURE-", key), null, captured,
+                auth.currency(), hold);
+    }
+
     private CompensationResult voidIt(Authorization auth, String key) {
         if (auth.refunded()) {
             return new CompensationResult(409, ProviderProtocol.REJECTED, null, "already refunded");
+        }
+        if (auth.captures() > 0) {
+            return new CompensationResult(409, ProviderProtocol.REJECTED, null, "already captured: refund instead");
         }
         if (auth.decided()) {
             jdbc.update("UPDATE simulator_authorizations SET voided = TRUE, updated_at = now() WHERE operation_id = :op",

@@ -146,6 +146,10 @@ public class SimulatorServer implements InitializingBean, DisposableBean {
         }
         if ("POST".equals(method)) {
             byte[] body = readBody(exchange);
+            if (rest.endsWith("/capture")) {
+                return simulator.capture(rest, key,
+                        body.length == 0 ? null : json.readValue(body, CompensationRequest.class));
+            }
             return simulator.compensate(rest, key,
                     body.length == 0 ? null : json.readValue(body, CompensationRequest.class));
         }

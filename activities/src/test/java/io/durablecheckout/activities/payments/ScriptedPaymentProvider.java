@@ -69,6 +69,20 @@ final class ScriptedPaymentProvider implements PaymentProvider {
         return (CompensationAnswer) next();
     }
 
+    @Override
+    public CaptureAnswer capture(OperationId authorizationOperationId, OperationId captureOperationId, Money amount) {
+        calls.add("capture " + authorizationOperationId + " key " + captureOperationId);
+        return (CaptureAnswer) next();
+    }
+
+    static CaptureAnswer captured(String reference, Money amount) {
+        return new CaptureAnswer(CaptureStatus.CAPTURED, reference, amount, null);
+    }
+
+    static CaptureAnswer captureAnswer(CaptureStatus status, String detail) {
+        return new CaptureAnswer(status, null, null, detail);
+    }
+
     static AuthorizationAnswer authorized(String reference) {
         return new AuthorizationAnswer(AuthorizationStatus.AUTHORIZED, reference, null);
     }

@@ -2,10 +2,7 @@ package io.durablecheckout.orchestrator.config;
 
 import io.durablecheckout.activities.Savepoints;
 import io.durablecheckout.activities.inventory.InventoryAdmin;
-import io.durablecheckout.activities.inventory.InventoryWorker;
 import io.durablecheckout.activities.payments.PaymentProvider;
-import io.durablecheckout.activities.payments.PaymentsWorker;
-import io.durablecheckout.activities.receipts.ReceiptsWorker;
 import io.durablecheckout.api.values.OperationId;
 import io.durablecheckout.api.values.Step;
 import io.durablecheckout.api.values.TenantId;
@@ -69,13 +66,9 @@ class ActivityPorts {
         return (checkout, step, sequenceNumber) -> positions.passed(processorOf(step), checkout.value(), sequenceNumber);
     }
 
-    /** The processing group whose workers handle {@code step}'s intents (the activities' own names). */
+    /** The processing group whose workers handle {@code step}'s intents: the service the step names. */
     static String processorOf(Step step) {
-        return switch (step) {
-            case RESERVE_STOCK, RELEASE_STOCK -> InventoryWorker.PROCESSING_GROUP;
-            case AUTHORIZE_PAYMENT, RECONCILE_PAYMENT, CAPTURE_PAYMENT, VOID_PAYMENT, REFUND_PAYMENT -> PaymentsWorker.PROCESSING_GROUP;
-            case SEND_RECEIPT, SEND_CANCELLATION_NOTICE -> ReceiptsWorker.PROCESSING_GROUP;
-        };
+        return step.service();
     }
 
     @Bean

@@ -25,7 +25,9 @@ enum Mutant {
     /** Receipts hand each message to the mail service twice, in one attempt. */
     SEND_MESSAGE_TWICE,
     /** The Stripe adapter creates a PaymentIntent under a key per call: a repeated authorization charges again. */
-    STRIPE_KEY_PER_CALL;
+    STRIPE_KEY_PER_CALL,
+    /** Payments capture under a fresh key per attempt: a capture asked again after a timeout takes money again. */
+    CAPTURE_KEY_PER_ATTEMPT;
 
     public String slug() {
         return name().toLowerCase(Locale.ROOT).replace('_', '-');
@@ -76,6 +78,11 @@ enum Mutant {
                 @Override
                 public boolean sendMessageTwice() {
                     return on.contains(SEND_MESSAGE_TWICE);
+                }
+
+                @Override
+                public boolean captureKeyPerAttempt() {
+                    return on.contains(CAPTURE_KEY_PER_ATTEMPT);
                 }
 
                 @Override

@@ -36,6 +36,7 @@ public class ApiContract implements OpenApiCustomizer {
     static final Map<String, String> SUCCESS = Map.ofEntries(
             Map.entry("POST /api/v1/checkouts", "202"),
             Map.entry("POST /api/v1/checkouts/{checkoutId}/cancel", "202"),
+            Map.entry("POST /api/v1/checkouts/{checkoutId}/capture", "202"),
             Map.entry("POST /api/v1/operator/checkouts/{checkoutId}/resolve", "202"),
             Map.entry("POST /api/v1/operator/checkouts/{checkoutId}/retry", "202"),
             Map.entry("POST /api/v1/operator/checkouts/{checkoutId}/cancel", "202"),

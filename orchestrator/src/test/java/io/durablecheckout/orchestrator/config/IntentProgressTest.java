@@ -140,4 +140,25 @@ class IntentProgressTest {
         assertThat(ActivityPorts.processorOf(Step.RECONCILE_PAYMENT)).isEqualTo("payments");
         assertThat(ActivityPorts.processorOf(Step.RESERVE_STOCK)).isEqualTo("inventory");
     }
+
+    /** Each step names the processor whose worker handles its intent (what the lease rule asks about). */
+    @Test
+    void every_step_names_the_processor_of_the_worker_that_handles_its_intent() throws Exception {
+        java.util.Map<String, Class<?>> workers = java.util.Map.of(
+                io.durablecheckout.activities.inventory.InventoryWorker.PROCESSING_GROUP,
+                io.durablecheckout.activities.inventory.InventoryWorker.class,
+                io.durablecheckout.activities.payments.PaymentsWorker.PROCESSING_GROUP,
+                io.durablecheckout.activities.payments.PaymentsWorker.class,
+                io.durablecheckout.activities.receipts.ReceiptsWorker.PROCESSING_GROUP,
+                io.durablecheckout.activities.receipts.ReceiptsWorker.class);
+        for (Class<?> intent : io.durablecheckout.api.checkout.ActivityIntent.class.getPermittedSubclasses()) {
+            Step step = (Step) intent.getMethod("step").invoke(
+                    org.objenesis.ObjenesisHelper.newInstance(intent));
+            Class<?> worker = workers.get(step.service());
+            assertThat(worker).as("%s names %s", step, step.service()).isNotNull();
+            assertThat(java.util.Arrays.stream(worker.getMethods())
+                    .anyMatch(m -> m.getParameterCount() == 1 && m.getParameterTypes()[0] == intent))
+                    .as("%s handles %s", worker.getSimpleName(), intent.getSimpleName()).isTrue();
+        }
+    }
 }

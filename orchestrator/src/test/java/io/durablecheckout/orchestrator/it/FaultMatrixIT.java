@@ -113,11 +113,14 @@ class FaultMatrixIT {
         }
         // The checks can fail: the same run with deliberate bugs must be judged a failure, for the right reasons. Both
         // mutants in one run (one repeats provider calls, the other messages: each is caught by its own check).
-        scenarios.add(new Scenario("mutants call-provider-after-outcome, send-message-again, send-message-twice are caught",
-                () -> mutant("call-provider-after-outcome,send-message-again,send-message-twice"), result -> caught(result,
+        scenarios.add(new Scenario("mutants call-provider-after-outcome, send-message-again, send-message-twice, "
+                + "capture-key-per-attempt are caught",
+                () -> mutant("call-provider-after-outcome,send-message-again,send-message-twice,capture-key-per-attempt"),
+                result -> caught(result,
                 "1 no provider call after the operation's outcome was recorded",
                 "1 no message sent after it was recorded as sent",
-                "1 one message per operation outside a crash window")));
+                "1 one message per operation outside a crash window",
+                "1 every capture carried one key, the capture's operation id")));
         if (full) {
             IntStream.rangeClosed(1, runs).forEach(run -> {
                 scenarios.add(new Scenario("random kill #" + run, () -> FaultMatrix.randomKill(run), FaultMatrixIT::check));

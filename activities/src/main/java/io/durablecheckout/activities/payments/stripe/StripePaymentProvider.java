@@ -46,7 +46,8 @@ import java.util.Optional;
  *       search, which can lag: finding nothing is pending, never "not found";</li>
  *   <li>void: cancel the intent under the void operation's key; refund: a Refund under the refund operation's key (an
  *       intent not captured yet is cancelled instead: the hold is released, nothing was taken);</li>
- *   <li>capture: {@link #capture}, under the capture operation's key (not wired into the workflow yet).</li>
+ *   <li>capture: {@link #capture}: the intent's state first ({@code succeeded} is captured already), then a capture
+ *       under the capture operation's key.</li>
  * </ul>
  */
 public class StripePaymentProvider implements PaymentProvider {
@@ -122,19 +123,83 @@ public class StripePaymentProvider implements PaymentProvider {
                 + (mutants.stripeKeyPerCall() ? ":" + System.nanoTime() : "")));
     }
 
-    /** Captures an authorized intent under the capture operation's key (capture belongs at order confirmation). */
-    public CompensationAnswer capture(OperationId authorizationOperationId, OperationId captureOperationId, Money amount) {
+    /**
+     * Looks the intent up first, so a capture made earlier (a timeout, a redelivery, another node) is answered from
+     * Stripe's state and never attempted twice: {@code succeeded} is CAPTURED ({@code amount_received}),
+     * {@code canceled} (voided, or the hold lapsed) DECLINED; only {@code requires_capture} is captured, with
+     * {@code amount_to_capture} under the capture operation's key. A timeout is UNKNOWN, a card or state error DECLINED
+     * with Stripe's code.
+     */
+    @Override
+    public CaptureAnswer capture(OperationId authorizationOperationId, OperationId captureOperationId, Money amount) {
         try {
             Optional<String> id = intentOf(authorizationOperationId);
-            if (id.isEmpty()) return new CompensationAnswer(false, null, "no PaymentIntent found (yet) for "
-                    + authorizationOperationId);
-            PaymentIntent captured = stripe.v1().paymentIntents().capture(id.get(), PaymentIntentCaptureParams.builder()
-                    .setAmountToCapture(amount.minor()).build(), key(captureOperationId.value()));
-            return new CompensationAnswer("succeeded".equals(captured.getStatus()), captured.getId(),
-                    "intent " + captured.getStatus());
+            if (id.isEmpty()) {
+                return new CaptureAnswer(CaptureStatus.UNAVAILABLE, null, null, "no PaymentIntent found (yet) for "
+                        + authorizationOperationId);
+            }
+            PaymentIntent current = stripe.v1().paymentIntents().retrieve(id.get());
+            if (!mutants.captureKeyPerAttempt()) { // the mutant's fresh key goes to Stripe whatever the state
+                if (!"requires_capture".equals(current.getStatus())) {
+                    return captureAnswer(current);
+                }
+                if (current.getAmountCapturable() != null && amount.minor() > current.getAmountCapturable()) {
+                    return new CaptureAnswer(CaptureStatus.DECLINED, current.getId(), null, "stripe capture: "
+                            + amount.minor() + " above amount_capturable " + current.getAmountCapturable());
+                }
+            }
+            return captureAnswer(stripe.v1().paymentIntents().capture(id.get(), PaymentIntentCaptureParams.builder()
+                    .setAmountToCapture(amount.minor()).build(), key(captureOperationId.value())));
         } catch (StripeException e) {
-            return new CompensationAnswer(false, null, describe("capture", e));
+            return captureFailed(e);
         }
+    }
+
+    private static CaptureAnswer captureAnswer(PaymentIntent intent) {
+        return switch (intent.getStatus()) {
+            case "succeeded" -> new CaptureAnswer(CaptureStatus.CAPTURED, intent.getId(), new Money(
+                    intent.getAmountReceived() == null ? intent.getAmount() : intent.getAmountReceived(),
+                    intent.getCurrency().toUpperCase(Locale.ROOT)), "intent succeeded");
+            case "canceled" -> new CaptureAnswer(CaptureStatus.DECLINED, intent.getId(), null, "intent canceled"
+                    + (intent.getCancellationReason() == null ? "" : ": " + intent.getCancellationReason()));
+            // still moving at Stripe: asked again under the same key
+            case "processing", "requires_capture" -> new CaptureAnswer(CaptureStatus.UNKNOWN, intent.getId(), null,
+                    "intent " + intent.getStatus());
+            // never authorized: nothing to capture
+            default -> new CaptureAnswer(CaptureStatus.DECLINED, intent.getId(), null,
+                    "not capturable: intent " + intent.getStatus());
+        };
+    }
+
+    /** Stripe's errors for a capture: a timeout may have captured (unknown); a refusal of the request is for good. */
+    static CaptureAnswer captureFailed(StripeException e) {
+        String detail = describe("capture", e);
+        if (e instanceof CardException || e instanceof InvalidRequestException) {
+            return new CaptureAnswer(CaptureStatus.DECLINED, null, null, detail); // the card's or the intent's state
+        }
+        if (e instanceof RateLimitException || e instanceof AuthenticationException || e instanceof PermissionException
+                || notConnected(e) || (e instanceof ApiException && Integer.valueOf(503).equals(e.getStatusCode()))) {
+            return new CaptureAnswer(CaptureStatus.UNAVAILABLE, null, null, detail); // not processed: retry
+        }
+        // ApiConnectionException after connecting (a read timeout, a dropped connection), ApiException (a 5xx:
+        // Stripe's outcome is indeterminate), IdempotencyException (the key in use): Stripe may have captured
+        return new CaptureAnswer(CaptureStatus.UNKNOWN, null, null, detail);
+    }
+
+    /** No connection was made, so no request reached Stripe (refused, unknown host, connect timeout). */
+    static boolean notConnected(StripeException e) {
+        if (!(e instanceof ApiConnectionException)) return false;
+        for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
+            if (t instanceof java.net.ConnectException || t instanceof java.net.UnknownHostException
+                    || t instanceof java.net.NoRouteToHostException) {
+                return true;
+            }
+            if (t instanceof java.net.SocketTimeoutException && t.getMessage() != null
+                    && t.getMessage().toLowerCase(Locale.ROOT).contains("connect")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override
@@ -267,7 +332,13 @@ public class StripePaymentProvider implements PaymentProvider {
                 || e instanceof PermissionException) {
             return new AuthorizationAnswer(AuthorizationStatus.UNAVAILABLE, null, describe(step, e));
         }
-        if (e instanceof InvalidRequestException && "create".equals(step)) {
+        if (e instanceof InvalidRequestException invalid && "create".equals(step)) {
+            // the payment method refused (missing, detached, unusable): the customer's, no retry changes it
+            if ("payment_method".equals(invalid.getParam())
+                    || (invalid.getCode() != null && invalid.getCode().startsWith("payment_method_"))) {
+                return new AuthorizationAnswer(AuthorizationStatus.DECLINED, null, "declined: "
+                        + (invalid.getCode() == null ? "invalid payment_method" : invalid.getCode()));
+            }
             return new AuthorizationAnswer(AuthorizationStatus.UNAVAILABLE, null, describe(step, e));
         }
         // ApiConnectionException (timeout, dropped connection), ApiException (5xx), IdempotencyException (the key

@@ -17,8 +17,10 @@ import java.util.Optional;
  * Stripe's webhooks: the {@code Stripe-Signature} header verified with the SDK ({@link Webhook#constructEvent}),
  * then the event read as the product's provider notification (the same fields the generic provider sends), so the
  * receiver's other protections (replay guard by event id, amount/currency/tenant match, the checkout's decision)
- * apply unchanged. {@code payment_intent.amount_capturable_updated} and {@code .succeeded} are AUTHORIZED,
- * {@code .payment_failed} DECLINED; other events are verified and ignored.
+ * apply unchanged. {@code payment_intent.amount_capturable_updated} is AUTHORIZED, {@code .payment_failed} DECLINED;
+ * other events are verified and ignored. {@code .succeeded} among them: the product's intents are manual-capture, so
+ * it is the evidence of a capture, not of an authorization (the capture's outcome comes from the capture call, asked
+ * again under its own key); read as AUTHORIZED it would report a captured payment as merely authorized.
  */
 public final class StripeWebhooks {
 
@@ -70,7 +72,7 @@ public final class StripeWebhooks {
 
     private static byte[] notification(String eventId, JsonObject event) {
         String status = switch (String.valueOf(string(event, "type"))) {
-            case "payment_intent.amount_capturable_updated", "payment_intent.succeeded" -> "AUTHORIZED";
+            case "payment_intent.amount_capturable_updated" -> "AUTHORIZED";
             case "payment_intent.payment_failed" -> "DECLINED";
             default -> null;
         };

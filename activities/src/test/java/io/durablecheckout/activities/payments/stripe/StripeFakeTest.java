@@ -3,6 +3,7 @@ package io.durablecheckout.activities.payments.stripe;
 import com.stripe.StripeClient;
 import io.durablecheckout.activities.PostgresTestSupport;
 import io.durablecheckout.activities.payments.PaymentProvider.AuthorizationStatus;
+import io.durablecheckout.activities.payments.PaymentProvider.CaptureStatus;
 import io.durablecheckout.activities.payments.stripe.fake.StripeFake;
 import io.durablecheckout.activities.payments.stripe.fake.StripeFake.Effect;
 import io.durablecheckout.api.activity.PaymentLookupOutcome;
@@ -115,5 +116,74 @@ class StripeFakeTest extends PostgresTestSupport {
         assertThat(stripe.authorize(op, AMOUNT, StripeFake.RATE_LIMITED_ONCE, "demo").status())
                 .isEqualTo(AuthorizationStatus.AUTHORIZED);
         assertThat(fake.effects(Effect.INTENT_CREATED)).isEqualTo(Map.of(op.value(), 1));
+    }
+
+    private static OperationId captureOf(OperationId authorization) {
+        return new OperationId(authorization.value().replace("/authorize-payment", "/capture-payment"));
+    }
+
+    @Test
+    void aCaptureIsMadeOnceAndAskedAgainIsAnsweredFromTheIntentsState() {
+        OperationId op = op();
+        assertThat(stripe.authorize(op, AMOUNT, "pm_card_visa", "demo").status()).isEqualTo(AuthorizationStatus.AUTHORIZED);
+        Money part = new Money(1_200, "EUR");
+
+        var captured = stripe.capture(op, captureOf(op), part);
+        var again = stripe.capture(op, captureOf(op), part);
+
+        assertThat(captured.status()).as(captured.detail()).isEqualTo(CaptureStatus.CAPTURED);
+        assertThat(captured.captured()).isEqualTo(part);
+        assertThat(again.status()).isEqualTo(CaptureStatus.CAPTURED);
+        assertThat(again.captured()).as("amount_received").isEqualTo(part);
+        assertThat(fake.effects(Effect.CAPTURE)).isEqualTo(Map.of(op.value(), 1));
+        assertThat(fake.actingCalls()).filteredOn(c -> c.path().endsWith("/capture")).singleElement()
+                .satisfies(c -> assertThat(c.idempotencyKey()).isEqualTo(captureOf(op).value()));
+        // captured: the void is refused (a refund is what undoes it now)
+        OperationId voidOp = new OperationId(op.value().replace("/authorize-payment", "/void-payment"));
+        assertThat(stripe.voidAuthorization(op, voidOp, AMOUNT).done()).isFalse();
+        assertThat(fake.effects(Effect.CANCEL)).isEmpty();
+    }
+
+    @Test
+    void aCaptureTimeoutIsUnknownAndTheRetryUnderTheSameKeyFindsItCapturedOnce() {
+        OperationId op = op();
+        stripe.authorize(op, AMOUNT, StripeFake.SLOW_CAPTURE, "demo");
+
+        var timedOut = stripe.capture(op, captureOf(op), AMOUNT);
+        var retried = stripe.capture(op, captureOf(op), AMOUNT);
+
+        assertThat(timedOut.status()).as(timedOut.detail()).isEqualTo(CaptureStatus.UNKNOWN);
+        assertThat(retried.status()).as(retried.detail()).isEqualTo(CaptureStatus.CAPTURED);
+        assertThat(retried.captured()).isEqualTo(AMOUNT);
+        assertThat(fake.effects(Effect.CAPTURE)).isEqualTo(Map.of(op.value(), 1));
+    }
+
+    @Test
+    void neverACaptureAfterAVoidNorAboveTheHold() {
+        OperationId voided = op();
+        stripe.authorize(voided, AMOUNT, "pm_card_visa", "demo");
+        stripe.voidAuthorization(voided, new OperationId(voided.value().replace("/authorize-payment", "/void-payment")),
+                AMOUNT);
+        var afterVoid = stripe.capture(voided, captureOf(voided), AMOUNT);
+        assertThat(afterVoid.status()).isEqualTo(CaptureStatus.DECLINED);
+        assertThat(afterVoid.detail()).contains("canceled");
+
+        OperationId held = op();
+        stripe.authorize(held, AMOUNT, "pm_card_visa", "demo");
+        var tooMuch = stripe.capture(held, captureOf(held), new Money(AMOUNT.minor() + 1, "EUR"));
+        assertThat(tooMuch.status()).isEqualTo(CaptureStatus.DECLINED);
+
+        OperationId declined = op();
+        stripe.authorize(declined, AMOUNT, "pm_card_visa_chargeDeclined", "demo");
+        assertThat(stripe.capture(declined, captureOf(declined), AMOUNT).status()).isEqualTo(CaptureStatus.DECLINED);
+        assertThat(fake.effects(Effect.CAPTURE)).isEmpty();
+    }
+
+    @Test
+    void aPaymentMethodStripeDoesNotKnowIsADeclineNotARetry() {
+        OperationId op = op();
+        var answer = stripe.authorize(op, AMOUNT, StripeFake.NO_SUCH_PAYMENT_METHOD, "demo");
+        assertThat(answer.status()).isEqualTo(AuthorizationStatus.DECLINED);
+        assertThat(answer.detail()).isEqualTo("declined: resource_missing");
     }
 }

@@ -5,6 +5,7 @@ import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import io.durablecheckout.activities.PostgresTestSupport;
 import io.durablecheckout.activities.payments.PaymentProvider.AuthorizationStatus;
+import io.durablecheckout.activities.payments.PaymentProvider.CaptureStatus;
 import io.durablecheckout.api.activity.PaymentLookupOutcome;
 import io.durablecheckout.api.values.Money;
 import io.durablecheckout.api.values.OperationId;
@@ -221,6 +222,106 @@ class StripePaymentProviderTest extends PostgresTestSupport {
         assertThat(refund.reference()).isEqualTo("re_1");
         assertThat(stub.requests("POST", "/v1/refunds").get(0).getBodyAsString())
                 .contains("payment_intent=" + intentId).contains("amount=2500");
+    }
+
+    private OperationId captureOp() {
+        return new OperationId(op.value().replace("authorize-payment", "capture-payment"));
+    }
+
+    private void captureAnswers(com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder response) {
+        stub.server.stubFor(post(urlPathEqualTo("/v1/payment_intents/" + intentId + "/capture")).willReturn(response));
+    }
+
+    private static com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder json(int status, String body) {
+        return aResponse().withStatus(status).withHeader("Content-Type", "application/json").withBody(body);
+    }
+
+    @Test
+    void aCaptureLooksTheIntentUpFirstThenCapturesUnderTheCaptureOperationsKey() {
+        jdbc.update("INSERT INTO stripe_payment_intents (operation_id, intent_id) VALUES (?, ?)", op.value(), intentId);
+        retrieveAnswers("requires_capture");
+        captureAnswers(json(200, StripeStub.intent(intentId, op.value(), 2500, "succeeded", null, null)));
+
+        var captured = stripe.capture(op, captureOp(), AMOUNT);
+
+        assertThat(captured.status()).as(captured.detail()).isEqualTo(CaptureStatus.CAPTURED);
+        assertThat(captured.reference()).isEqualTo(intentId);
+        assertThat(captured.captured()).isEqualTo(AMOUNT);
+        LoggedRequest capture = stub.requests("POST", "/v1/payment_intents/.*/capture").get(0);
+        assertThat(capture.getHeader("Idempotency-Key")).isEqualTo(captureOp().value());
+        assertThat(capture.getBodyAsString()).contains("amount_to_capture=2500");
+
+        // captured already, or cancelled (voided, the hold lapsed): answered from the intent, nothing posted
+        stub.server.resetRequests();
+        retrieveAnswers("succeeded");
+        assertThat(stripe.capture(op, captureOp(), AMOUNT).status()).isEqualTo(CaptureStatus.CAPTURED);
+        retrieveAnswers("canceled");
+        assertThat(stripe.capture(op, captureOp(), AMOUNT).status()).isEqualTo(CaptureStatus.DECLINED);
+        assertThat(stub.requests("POST", "/v1/payment_intents/.*/capture")).isEmpty();
+    }
+
+    @Test
+    void captureErrorsMapOntoUnknownUnavailableOrDeclinedNeverATimeoutAsDone() {
+        jdbc.update("INSERT INTO stripe_payment_intents (operation_id, intent_id) VALUES (?, ?)", op.value(), intentId);
+        retrieveAnswers("requires_capture");
+
+        captureAnswers(json(500, StripeStub.error("api_error", null, null)));
+        assertThat(stripe.capture(op, captureOp(), AMOUNT).status()).as("a 5xx: Stripe's outcome is indeterminate")
+                .isEqualTo(CaptureStatus.UNKNOWN);
+        captureAnswers(aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER));
+        assertThat(stripe.capture(op, captureOp(), AMOUNT).status()).isEqualTo(CaptureStatus.UNKNOWN);
+        captureAnswers(json(200, StripeStub.intent(intentId, op.value(), 2500, "succeeded", null, null))
+                .withFixedDelay(4_000));
+        var timedOut = new StripePaymentProvider(stub.client(1_500), jdbc, transactionManager)
+                .capture(op, captureOp(), AMOUNT);
+        assertThat(timedOut.status()).as(timedOut.detail()).isEqualTo(CaptureStatus.UNKNOWN);
+
+        captureAnswers(json(503, StripeStub.error("api_error", null, null)));
+        assertThat(stripe.capture(op, captureOp(), AMOUNT).status()).isEqualTo(CaptureStatus.UNAVAILABLE);
+        captureAnswers(json(429, StripeStub.error("invalid_request_error", "rate_limit", null)));
+        assertThat(stripe.capture(op, captureOp(), AMOUNT).status()).isEqualTo(CaptureStatus.UNAVAILABLE);
+
+        captureAnswers(json(402, StripeStub.error("card_error", "card_declined", "insufficient_funds")));
+        assertThat(stripe.capture(op, captureOp(), AMOUNT)).satisfies(a -> {
+            assertThat(a.status()).isEqualTo(CaptureStatus.DECLINED);
+            assertThat(a.detail()).contains("card_declined");
+        });
+        captureAnswers(json(400, StripeStub.error("invalid_request_error", "payment_intent_unexpected_state", null)));
+        assertThat(stripe.capture(op, captureOp(), AMOUNT)).satisfies(a -> {
+            assertThat(a.status()).isEqualTo(CaptureStatus.DECLINED);
+            assertThat(a.detail()).contains("payment_intent_unexpected_state");
+        });
+    }
+
+    @Test
+    void aStripeThatCannotBeReachedIsUnavailable() throws java.io.IOException {
+        jdbc.update("INSERT INTO stripe_payment_intents (operation_id, intent_id) VALUES (?, ?)", op.value(), intentId);
+        int closed;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            closed = socket.getLocalPort();
+        }
+        StripePaymentProvider unreachable = new StripePaymentProvider(com.stripe.StripeClient.builder()
+                .setApiKey("sk_test_stub").setApiBase("http://127.0.0.1:" + closed).setMaxNetworkRetries(0)
+                .setConnectTimeout(1_000).setReadTimeout(1_000).build(), jdbc, transactionManager);
+        var answer = unreachable.capture(op, captureOp(), AMOUNT);
+        assertThat(answer.status()).as(answer.detail()).isEqualTo(CaptureStatus.UNAVAILABLE);
+    }
+
+    @Test
+    void anInvalidPaymentMethodOnCreateIsADeclineAndAMalformedRequestOfOursIsNot() {
+        stub.server.stubFor(post(urlPathEqualTo("/v1/payment_intents")).willReturn(json(400,
+                "{\"error\":{\"type\":\"invalid_request_error\",\"code\":\"resource_missing\","
+                        + "\"param\":\"payment_method\",\"message\":\"No such PaymentMethod: 'pm_nope'\"}}")));
+        var declined = stripe.authorize(op, AMOUNT, "pm_nope", "demo");
+        assertThat(declined.status()).isEqualTo(AuthorizationStatus.DECLINED);
+        assertThat(declined.detail()).isEqualTo("declined: resource_missing");
+
+        fresh();
+        stub.server.stubFor(post(urlPathEqualTo("/v1/payment_intents")).willReturn(json(400,
+                "{\"error\":{\"type\":\"invalid_request_error\",\"code\":\"parameter_unknown\","
+                        + "\"param\":\"foo\",\"message\":\"Received unknown parameter: foo\"}}")));
+        assertThat(stripe.authorize(op, AMOUNT, "pm_card_visa", "demo").status())
+                .isEqualTo(AuthorizationStatus.UNAVAILABLE);
     }
 
     private void fresh() {

@@ -57,4 +57,14 @@ class StripeWebhooksTest {
         assertThat(StripeWebhooks.verify(SECRET, payload, header, 300))
                 .hasValueSatisfying(v -> assertThat(v.notification()).isNull());
     }
+
+    /** The product's intents are manual-capture: {@code succeeded} follows a capture and is not an authorization. */
+    @Test
+    void aSucceededIntentIsTheCapturesEvidenceNotAnAuthorization() throws Exception {
+        String payload = event("evt_4", "payment_intent.succeeded", "co_4/authorize-payment", 2500)
+                .replace("\"status\":\"requires_capture\"", "\"status\":\"succeeded\"");
+        String header = Webhook.Signature.generateSignatureHeader(payload, SECRET, now());
+        assertThat(StripeWebhooks.verify(SECRET, payload, header, 300))
+                .hasValueSatisfying(v -> assertThat(v.notification()).isNull());
+    }
 }

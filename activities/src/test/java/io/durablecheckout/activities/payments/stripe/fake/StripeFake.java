@@ -34,26 +34,41 @@ import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMoc
  * is one Stripe's published description allows ({@link StripeOpenApi#violations(WireMockServer)}).
  *
  * <p>Payment methods: Stripe's test ones {@code pm_card_visa} (authorized), {@code pm_card_visa_chargeDeclined}
- * (declined, 402) and {@code pm_card_authenticationRequired} (3-D Secure: {@code requires_action}), and two of this
- * fake's own: {@value #SLOW_AFTER_CHARGE} (the charge is made, the answer comes after the caller gave up) and
- * {@value #RATE_LIMITED_ONCE} (the first create of an operation is refused with a 429).
+ * (declined, 402) and {@code pm_card_authenticationRequired} (3-D Secure: {@code requires_action}), and four of this
+ * fake's own: {@value #SLOW_AFTER_CHARGE} (the charge is made, the answer comes after the caller gave up),
+ * {@value #RATE_LIMITED_ONCE} (the first create of an operation is refused with a 429), {@value #SLOW_CAPTURE} (the
+ * first capture is made, its answer comes after the caller gave up) and {@value #NO_SUCH_PAYMENT_METHOD} (the create
+ * is refused: {@code resource_missing} on {@code payment_method}, as for any id Stripe does not know).
+ *
+ * <p>Captures ({@code POST /v1/payment_intents/{id}/capture}, {@code amount_to_capture}) follow Stripe's rules: only
+ * from {@code requires_capture}, at most the capturable amount, then {@code succeeded} with {@code amount_received};
+ * counted per operation ({@link Effect#CAPTURE}).
  */
 public final class StripeFake implements AutoCloseable {
 
     public static final String SLOW_AFTER_CHARGE = "pm_fake_slowAfterCharge";
     public static final String RATE_LIMITED_ONCE = "pm_fake_rateLimitedOnce";
+    public static final String SLOW_CAPTURE = "pm_fake_slowCapture";
+    public static final String NO_SUCH_PAYMENT_METHOD = "pm_fake_noSuchPaymentMethod";
 
     /** Counted effects: what a real account would show twice if the product did it twice. */
-    public enum Effect { INTENT_CREATED, CHARGE, CANCEL, REFUND }
+    public enum Effect { INTENT_CREATED, CHARGE, CANCEL, REFUND, CAPTURE }
 
     /** A request that can act (not a read), as received: when, which key, which operation it names. */
     public record Call(long atMillis, String method, String path, String idempotencyKey) {
     }
 
     private record Intent(String id, String operationId, String tenantId, long amount, String currency,
-                          String paymentMethod, String status, String lastPaymentError, boolean charged) {
+                          String paymentMethod, String status, String lastPaymentError, boolean charged,
+                          long received) {
         Intent with(String newStatus, String error, boolean charge) {
-            return new Intent(id, operationId, tenantId, amount, currency, paymentMethod, newStatus, error, charge);
+            return new Intent(id, operationId, tenantId, amount, currency, paymentMethod, newStatus, error, charge,
+                    received);
+        }
+
+        Intent captured(long amountReceived) {
+            return new Intent(id, operationId, tenantId, amount, currency, paymentMethod, "succeeded", null, true,
+                    amountReceived);
         }
     }
 
@@ -62,7 +77,7 @@ public final class StripeFake implements AutoCloseable {
 
     private static final String DECLINE = "{\"type\":\"card_error\",\"code\":\"card_declined\","
             + "\"decline_code\":\"generic_decline\",\"message\":\"Your card was declined.\"}";
-    private static final Pattern INTENT_PATH = Pattern.compile("/v1/payment_intents/(pi_[A-Za-z0-9]+)(/confirm|/cancel)?");
+    private static final Pattern INTENT_PATH = Pattern.compile("/v1/payment_intents/(pi_[A-Za-z0-9]+)(/confirm|/cancel|/capture)?");
     private static final Pattern SEARCH_OPERATION = Pattern.compile("metadata\\['operation_id']:'((?:[^'\\\\]|\\\\.)*)'");
 
     private final int slowMillis;
@@ -70,6 +85,7 @@ public final class StripeFake implements AutoCloseable {
     private final Map<String, Intent> intents = new ConcurrentHashMap<>();
     private final Map<String, Answer> byKey = new ConcurrentHashMap<>();
     private final Set<String> rateLimited = ConcurrentHashMap.newKeySet();
+    private final Set<String> slowCaptured = ConcurrentHashMap.newKeySet();
     private final Map<Effect, Map<String, AtomicInteger>> effects = new ConcurrentHashMap<>();
     private final List<Call> calls = java.util.Collections.synchronizedList(new ArrayList<>());
     private final AtomicInteger ids = new AtomicInteger();
@@ -162,7 +178,10 @@ public final class StripeFake implements AutoCloseable {
                 }
                 ResponseDefinition response = json(answer);
                 boolean slow = answer.status() == 200 && path.endsWith("/confirm")
-                        && SLOW_AFTER_CHARGE.equals(intents.get(intentId(path)).paymentMethod());
+                        && SLOW_AFTER_CHARGE.equals(intents.get(intentId(path)).paymentMethod())
+                        || answer.status() == 200 && path.endsWith("/capture")
+                        && SLOW_CAPTURE.equals(intents.get(intentId(path)).paymentMethod())
+                        && slowCaptured.add(intentId(path)); // the first capture only
                 return slow ? ResponseDefinitionBuilder.like(response).withFixedDelay(slowMillis).build() : response;
             }
         }
@@ -192,10 +211,14 @@ public final class StripeFake implements AutoCloseable {
                     return new Answer(429, error("invalid_request_error", "rate_limit", null,
                             "Too many requests hit the API too quickly.", null), "");
                 }
+                if (NO_SUCH_PAYMENT_METHOD.equals(form.get("payment_method"))) {
+                    return new Answer(400, error("invalid_request_error", "resource_missing", null, "payment_method",
+                            "No such PaymentMethod: '" + NO_SUCH_PAYMENT_METHOD + "'", null), "");
+                }
                 Intent intent = new Intent("pi_fake" + String.format("%08d", ids.incrementAndGet()), operation,
                         form.get("metadata[tenant_id]"), Long.parseLong(form.getOrDefault("amount", "0")),
                         form.getOrDefault("currency", "eur"), form.get("payment_method"), "requires_confirmation",
-                        null, false);
+                        null, false, 0);
                 intents.put(intent.id(), intent);
                 count(Effect.INTENT_CREATED, operation);
                 return new Answer(200, intentJson(intent), "");
@@ -233,6 +256,18 @@ public final class StripeFake implements AutoCloseable {
                 }
                 return new Answer(200, intentJson(after), "");
             }
+            if (m.group(2).equals("/capture")) {
+                if (!"requires_capture".equals(intent.status())) return unexpectedState(intent, "capture");
+                long amount = Long.parseLong(form.getOrDefault("amount_to_capture", String.valueOf(intent.amount())));
+                if (amount > intent.amount()) {
+                    return new Answer(400, error("invalid_request_error", "amount_too_large", null,
+                            "amount_to_capture", "The amount to capture exceeds the amount capturable.", null), "");
+                }
+                Intent after = intent.captured(amount);
+                intents.put(after.id(), after);
+                count(Effect.CAPTURE, intent.operationId());
+                return new Answer(200, intentJson(after), "");
+            }
             // cancel: allowed until the intent is captured or already cancelled
             if (Set.of("succeeded", "canceled").contains(intent.status())) return unexpectedState(intent, "cancel");
             Intent after = intent.with("canceled", intent.lastPaymentError(), intent.charged());
@@ -266,11 +301,17 @@ public final class StripeFake implements AutoCloseable {
 
     /** Stripe's error shape; what does not apply is left out (its schema has no null for it). */
     static String error(String type, String code, String declineCode, String message, String paymentIntent) {
+        return error(type, code, declineCode, null, message, paymentIntent);
+    }
+
+    static String error(String type, String code, String declineCode, String param, String message,
+                        String paymentIntent) {
         StringBuilder e = new StringBuilder("{\"error\":{");
         List<String> fields = new ArrayList<>();
         if (type != null) fields.add("\"type\":\"" + type + "\"");
         if (code != null) fields.add("\"code\":\"" + code + "\"");
         if (declineCode != null) fields.add("\"decline_code\":\"" + declineCode + "\"");
+        if (param != null) fields.add("\"param\":\"" + param + "\"");
         if (message != null) fields.add("\"message\":\"" + message + "\"");
         if (paymentIntent != null) fields.add("\"payment_intent\":" + paymentIntent);
         return e.append(String.join(",", fields)).append("}}").toString();
@@ -281,7 +322,7 @@ public final class StripeFake implements AutoCloseable {
         String lastError = i.lastPaymentError() == null ? "null" : i.lastPaymentError();
         return "{\"id\":\"" + i.id() + "\",\"object\":\"payment_intent\",\"amount\":" + i.amount()
                 + ",\"amount_capturable\":" + (capturable ? i.amount() : 0) + ",\"amount_details\":{\"tip\":{}},"
-                + "\"amount_received\":0,\"application\":null,\"application_fee_amount\":null,"
+                + "\"amount_received\":" + i.received() + ",\"application\":null,\"application_fee_amount\":null,"
                 + "\"automatic_payment_methods\":null,\"canceled_at\":" + ("canceled".equals(i.status()) ? "1764720100" : "null")
                 + ",\"cancellation_reason\":null,\"capture_method\":\"manual\",\"client_secret\":\"" + i.id()
                 + "_secret_fake\",\"confirmation_method\":\"automatic\",\"created\":1764720000,\"currency\":\""
