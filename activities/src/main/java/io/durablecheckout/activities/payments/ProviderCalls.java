@@ -136,18 +136,23 @@ public final class ProviderCalls implements AutoCloseable {
         CompletableFuture<Void> done = new CompletableFuture<>();
         try {
             threads.execute(() -> {
+                Throwable failure = null;
                 try {
                     inUnitOfWork(message, work);
-                    done.complete(null);
                 } catch (RuntimeException | Error e) {
+                    failure = e;
                     if (message != null) {
                         failed.add(message.getIdentifier()); // its redelivery is judged on the processor's thread
                     }
                     log.info("Provider call for {} failed; its batch is retried, the event on the processor's"
                             + " thread: {}", checkout, e.toString());
-                    done.completeExceptionally(e);
                 } finally {
-                    permits.release();
+                    permits.release(); // free before the batch hears of the end
+                }
+                if (failure == null) {
+                    done.complete(null);
+                } else {
+                    done.completeExceptionally(failure);
                 }
             });
         } catch (RejectedExecutionException e) {
