@@ -249,6 +249,10 @@ public final class CheckoutDecider {
                     "This checkout was created before capture was a step (rules version " + s.rulesVersion()
                             + "): an operator captures or releases its hold (docs/operations.md, legacy holds)");
         }
+        if (s.capture() != CaptureMode.DEFERRED) {
+            throw new IllegalCheckoutTransitionException("only a deferred capture is called for", s.state(),
+                    "This checkout is captured on confirmation; it needs no capture call");
+        }
         Order order = s.order();
         Money amount = cmd.amount() == null ? order.amount() : cmd.amount();
         if (s.run(Step.CAPTURE_PAYMENT) != null) {
@@ -257,10 +261,6 @@ public final class CheckoutDecider {
                         "A capture of " + order.toCapture() + " was already requested for this checkout");
             }
             return; // the same capture asked again: acknowledged, nothing changes
-        }
-        if (s.capture() != CaptureMode.DEFERRED) {
-            throw new IllegalCheckoutTransitionException("only a deferred capture is called for", s.state(),
-                    "This checkout is captured on confirmation; it needs no capture call");
         }
         if (s.state() != CheckoutState.AWAITING_CAPTURE) {
             throw new IllegalCheckoutTransitionException("a capture is called for in awaiting_capture", s.state(),
@@ -332,6 +332,15 @@ public final class CheckoutDecider {
         ManualResolution recorded = s.paymentOutcome();
         if (recorded == reported) {
             return; // duplicate, or late after reconciliation already learned the same: nothing changes
+        }
+        if (recorded == ManualResolution.AUTHORIZED && reported == ManualResolution.DECLINED
+                && s.state() == CheckoutState.AWAITING_CAPTURE && holdUncollected()) {
+            // The provider cancelled a hold that waits for the tenant's capture (expired, cancelled in its dashboard:
+            // Stripe's payment_intent.canceled): nothing can be captured any more, so the checkout is cancelled as
+            // when its hold lapses. Anywhere else a contradiction stays a dispute, as below.
+            cancel(CancellationReason.HOLD_EXPIRED, "the provider cancelled the authorization (notification "
+                    + cmd.notificationId() + ") before a capture was asked for", cmd.receivedAt());
+            return;
         }
         if (recorded != null) {
             // Rule: a notification never overrides a recorded outcome. The workflow keeps its course (it may be
@@ -429,9 +438,7 @@ public final class CheckoutDecider {
      * declined by the provider, never guessed here). A checkout an operator holds, or already undone, is left alone.
      */
     private void holdExpired(HoldExpiry expiry, Instant dueAt) {
-        if (s.rulesVersion() < WorkflowPolicy.CAPTURES || s.paymentOutcome() != ManualResolution.AUTHORIZED
-                || s.run(Step.CAPTURE_PAYMENT) != null || s.captured() || s.cancelRequested()
-                || s.isCompensatingOrCancelled() || s.state() == CheckoutState.MANUAL_REVIEW) {
+        if (!holdUncollected()) {
             return;
         }
         cancel(CancellationReason.HOLD_EXPIRED, "the authorization's hold lapsed at " + expiry.expiresAt()
@@ -448,6 +455,16 @@ public final class CheckoutDecider {
         }
         cancel(CancellationReason.CUSTOMER_ACTION_TIMED_OUT, "the customer did not complete the payment's "
                 + "authentication by " + due.until(), dueAt);
+    }
+
+    /**
+     * The authorization is held and nothing was done with it yet: authorized (rules version 3), no capture asked for,
+     * no cancellation, not an operator's review. Only then does the hold's end cancel the checkout by itself.
+     */
+    private boolean holdUncollected() {
+        return s.rulesVersion() >= WorkflowPolicy.CAPTURES && s.paymentOutcome() == ManualResolution.AUTHORIZED
+                && s.run(Step.CAPTURE_PAYMENT) == null && !s.captured() && !s.cancelRequested()
+                && !s.isCompensatingOrCancelled() && s.state() != CheckoutState.MANUAL_REVIEW;
     }
 
     private void reconciliationDue(ReconciliationDue due, Instant dueAt) {

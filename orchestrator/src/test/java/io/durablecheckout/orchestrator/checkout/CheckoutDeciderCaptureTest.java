@@ -138,10 +138,10 @@ class CheckoutDeciderCaptureTest {
         }
 
         @Test
-        void a_capture_call_after_the_capture_was_requested_changes_nothing() {
-            given(capturePendingHistory())
+        void a_capture_call_after_the_workflow_captured_is_refused_too() {
+            given(completedHistory())
                     .when(capture(null, CALLED_AT))
-                    .nothing();
+                    .refused("only a deferred capture is called for");
         }
 
         private PaymentCaptureOutcomeUnknownEvent unknown(long token) {
@@ -279,6 +279,29 @@ class CheckoutDeciderCaptureTest {
                     .whenFired(holdTimer(AUTHORIZED_AT))
                     .events(new CheckoutCancellationRequestedEvent(ID, CancellationReason.HOLD_EXPIRED,
                             "the authorization's hold lapsed at " + lapsedAt + " before a capture was asked for"));
+        }
+
+        @Test
+        void the_provider_cancelling_the_uncaptured_authorization_cancels_the_checkout() {
+            given(awaitingCaptureHistory())
+                    .when(new io.durablecheckout.api.command.RecordProviderNotificationCommand(ID,
+                            op(Step.AUTHORIZE_PAYMENT), io.durablecheckout.api.activity.PaymentLookupOutcome.DECLINED,
+                            null, "evt_canceled", CALLED_AT))
+                    .events(new CheckoutCancellationRequestedEvent(ID, CancellationReason.HOLD_EXPIRED,
+                                    "the provider cancelled the authorization (notification evt_canceled) before a "
+                                            + "capture was asked for"),
+                            voidRequested(CALLED_AT));
+        }
+
+        @Test
+        void a_cancellation_reported_after_the_capture_was_asked_for_is_a_dispute_for_an_operator() {
+            given(concat(awaitingCaptureHistory(), captureOf(AMOUNT, CALLED_AT)))
+                    .when(new io.durablecheckout.api.command.RecordProviderNotificationCommand(ID,
+                            op(Step.AUTHORIZE_PAYMENT), io.durablecheckout.api.activity.PaymentLookupOutcome.DECLINED,
+                            null, "evt_canceled", CALLED_AT.plusSeconds(1)))
+                    .events(new io.durablecheckout.api.checkout.PaymentOutcomeDisputedEvent(ID,
+                            io.durablecheckout.api.checkout.ManualResolution.AUTHORIZED,
+                            io.durablecheckout.api.checkout.ManualResolution.DECLINED, "evt_canceled", null));
         }
 
         @Test

@@ -63,7 +63,8 @@ class CaptureIT extends IntegrationTestBase {
         assertThat(captures(id)).isZero();
         assertThat(jdbc.queryForObject("SELECT body FROM outbound_messages WHERE operation_id = ?", String.class,
                 id + "/send-receipt")).contains("It is charged when your order ships");
-        assertThat(api.get("/api/v1/checkouts?waiting=true&state=awaiting_capture").body()).contains(id);
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
+                api.get("/api/v1/checkouts?waiting=true&state=awaiting_capture").body()).contains(id));
 
         HttpApi.Response first = capture(id, "{\"amount\":{\"minor\":2000,\"currency\":\"EUR\"}}");
         assertThat(first.status()).as(first.body()).isEqualTo(202);
