@@ -295,6 +295,14 @@ public class PaymentsResource {
      * a lookup's NOT_FOUND followed by a void): record it here too, so that a redelivered authorization intent is
      * answered from this row instead of calling the provider again. A decided row is left as it is.
      */
+    /**
+     * Whether this resource decided {@code authorizationOperationId} itself and committed it, so a resolution would
+     * write nothing; asked once per resolution (the answer is forgotten).
+     */
+    public boolean decidedHere(OperationId authorizationOperationId) {
+        return decidedHere.remove(authorizationOperationId.value());
+    }
+
     public void recordResolution(OperationId authorizationOperationId, boolean authorized, String reference,
                                  String detail) {
         if (decidedHere.remove(authorizationOperationId.value())) {
