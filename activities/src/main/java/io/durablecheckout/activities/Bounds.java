@@ -17,6 +17,8 @@ public final class Bounds {
     public static final int RECIPIENT = 320;
     public static final int SKU = 128;
     public static final int DETAIL = 1000;
+    /** A provider's next action for the customer (JSON text): evidence for the client, rejected if it does not fit. */
+    public static final int NEXT_ACTION = 16_384;
 
     private Bounds() {
     }

@@ -74,24 +74,14 @@ class HeartbeatLeaseKeeper implements LeaseKeeper, AutoCloseable {
 
     @Override
     public Hold hold(ActivityIntent intent) {
-        return hold(intent, false);
-    }
-
-    @Override
-    public Hold claim(ActivityIntent intent) {
-        beat(intent, "claim"); // on this thread, in its unit of work
-        return hold(intent, true);
-    }
-
-    private Hold hold(ActivityIntent intent, boolean claimed) {
         Instant start = clock.instant();
         // Picked up late (little or none of the issued lease left): claim soon, so the lease starts running. Not at
         // once and not on this thread: a worker that finishes within the delay never needed a claim (after a restart
         // every intent is late, and a claim each would cost a transaction, a saga hop and an event per step).
         boolean late = Duration.between(start, intent.lease().expiresAt()).compareTo(claimMargin) < 0;
-        long first = (late && !claimed ? claimDelay : interval).toMillis();
+        long first = (late ? claimDelay : interval).toMillis();
         AtomicReference<ScheduledFuture<?>> beats = new AtomicReference<>();
-        AtomicBoolean sent = new AtomicBoolean(claimed);
+        AtomicBoolean sent = new AtomicBoolean();
         beats.set(scheduler.scheduleAtFixedRate(() -> {
             if (Duration.between(start, clock.instant()).compareTo(maxHold) > 0) {
                 beats.get().cancel(false); // stuck for too long: let the lease run out

@@ -57,38 +57,25 @@ public final class IntentHandling implements HandlerEnhancerDefinition {
     }
 
     /**
-     * Hands the lease hold of the intent this thread is handling over to another thread (payments' bounded provider
-     * calls), which closes it when the work ends: this thread's delayed hold ends, and the lease is claimed now, in this
-     * thread's unit of work (the processor passes the intent before the work ends: the claim, committed with that,
-     * is what says an owner is on it, and lets a crash mid-work expire it a lease later), then renewed meanwhile.
-     * Outside a wrapped handler: a hand-over of nothing.
+     * Ends the lease hold of the intent this thread is handling, because its work is handed to another thread
+     * (payments' bounded provider calls) whose end this thread's processor batch waits for before it commits: the
+     * intent stays unpassed by its processor while it waits for a free call and while the call runs, so lease rule 2
+     * defers its deadline instead of expiring it, and a call, bounded by the provider's timeouts (shorter than the
+     * payment lease), never needs a claim or a renewal (decision 123). Outside a wrapped handler: nothing to end.
      */
-    public static Handover handOver() {
+    public static void handOver() {
         Held held = CURRENT.get();
-        if (held == null) {
-            return () -> () -> {
-            };
+        if (held != null) {
+            held.hold.close(); // before any wait for a free call: its delayed claim must not go out meanwhile
         }
-        held.hold.close(); // before any wait for the other thread: its delayed claim must not go out as well
-        return () -> held.keeper.claim(held.intent);
-    }
-
-    /** The hand-over's claim, made when the work is about to start; the hold it returns is closed when it ends. */
-    @FunctionalInterface
-    public interface Handover {
-        LeaseKeeper.Hold claim();
     }
 
     private static final ThreadLocal<Held> CURRENT = new ThreadLocal<>();
 
     private static final class Held {
-        final LeaseKeeper keeper;
-        final ActivityIntent intent;
         final LeaseKeeper.Hold hold;
 
         Held(LeaseKeeper keeper, ActivityIntent intent) {
-            this.keeper = keeper;
-            this.intent = intent;
             this.hold = keeper.hold(intent);
         }
     }

@@ -15,15 +15,6 @@ public interface LeaseKeeper {
 
     Hold hold(ActivityIntent intent);
 
-    /**
-     * Claims the lease now, on the calling thread (in its unit of work: the claim commits with the processor's batch,
-     * so an intent the processor has passed is always claimed), then renews it while the hold is open: for work handed
-     * to another thread, after which only a claim says that an owner is on it.
-     */
-    default Hold claim(ActivityIntent intent) {
-        return hold(intent);
-    }
-
     /** An open hold: heartbeats continue until it is closed (or it has lasted the keeper's maximum). */
     interface Hold extends AutoCloseable {
         @Override

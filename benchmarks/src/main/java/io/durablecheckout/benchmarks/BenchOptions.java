@@ -43,6 +43,11 @@ record BenchOptions(
         double burstRate,
         int burstCalibration,
         int burstBacklogLimit,
+        boolean overload,
+        int overloadSeconds,
+        int overloadClients,
+        double overloadRate,
+        int overloadBaseline,
         List<Integer> clusterNodes,
         boolean simulatorProcess,
         Path statementsDir) {
@@ -78,6 +83,11 @@ record BenchOptions(
                                     --burst-factor=2 times it for --burst-seconds=30 (or at --burst-rate=N per s),
                                     with checkout.admission.max-backlog=--burst-backlog-limit=1000; reports 202s,
                                     429s, lease expiries and repeated executions (from the application's metrics)
+              --overload            issue 54: tenant demo floods with tok_slow (1 s per payment) from
+                                    --overload-clients=6 closed-loop clients for --overload-seconds=60, while a second
+                                    tenant (made through the admin API) submits tok_approve at --overload-rate=5 per s
+                                    (alone first: --overload-baseline=50 checkouts); waits until all are terminal;
+                                    reports claims per intent, expiries, re-issues, completions/s, its p99 and 429s
               --cluster=1,2,3       throughput with that many application processes on one PostgreSQL (HTTP,
                                     round-robin; C from --concurrency; --jar, --app-jvm-option as for --recovery)
                                     (--burst too starts the packaged application as its own process)
@@ -125,6 +135,11 @@ record BenchOptions(
         double burstRate = 0;
         int burstCalibration = 1500;
         int burstBacklogLimit = 1000;
+        boolean overload = false;
+        int overloadSeconds = 60;
+        int overloadClients = 6;
+        double overloadRate = 5;
+        int overloadBaseline = 50;
         List<Integer> clusterNodes = List.of();
         for (String arg : args) {
             if (!arg.startsWith("--")) {
@@ -165,6 +180,11 @@ record BenchOptions(
                 case "burst-rate" -> burstRate = number(name, value);
                 case "burst-calibration" -> burstCalibration = positive(name, value);
                 case "burst-backlog-limit" -> burstBacklogLimit = integer(name, value);
+                case "overload" -> overload = true;
+                case "overload-seconds" -> overloadSeconds = positive(name, value);
+                case "overload-clients" -> overloadClients = positive(name, value);
+                case "overload-rate" -> overloadRate = number(name, value);
+                case "overload-baseline" -> overloadBaseline = positive(name, value);
                 case "cluster" -> clusterNodes = list(name, value).stream().map(v -> integer(name, v)).toList();
                 case "simulator" -> simulatorProcess = oneOf(name, List.of(require(name, value)), "process",
                         "inprocess").get(0).equals("process");
@@ -176,7 +196,8 @@ record BenchOptions(
         return new BenchOptions(jdbcUrl, user, password, n, warmup, jvmWarmup, concurrency, modes, transports, matrix,
                 skipCeiling, lag, lagCheckouts, lagWait, recovery, recoveryCheckouts, jar, List.copyOf(appJvmOptions),
                 replay, replayCheckouts, replayCopies, List.copyOf(appProperties), seed, quietBelow, quietWaitMax, burst, burstSeconds,
-                burstFactor, burstRate, burstCalibration, burstBacklogLimit, clusterNodes, simulatorProcess, statementsDir);
+                burstFactor, burstRate, burstCalibration, burstBacklogLimit, overload, overloadSeconds, overloadClients,
+                overloadRate, overloadBaseline, clusterNodes, simulatorProcess, statementsDir);
     }
 
     private static String require(String name, String value) {

@@ -128,6 +128,9 @@ public final class CheckoutBenchmark {
         if (options.burst()) {
             emit(new BurstRun(db, options).run());
         }
+        if (options.overload()) {
+            emit(new OverloadRun(db, options).run());
+        }
         if (!options.clusterNodes().isEmpty()) {
             for (Map<String, Object> line : new ClusterRun(db, options).run()) {
                 emit(line);

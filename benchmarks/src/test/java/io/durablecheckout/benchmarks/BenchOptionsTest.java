@@ -27,6 +27,25 @@ class BenchOptionsTest {
     }
 
     @Test
+    void readsTheOverloadRunsOptions() {
+        BenchOptions defaults = BenchOptions.parse(new String[0]);
+        assertThat(defaults.overload()).isFalse();
+        assertThat(defaults.overloadSeconds()).isEqualTo(60);
+        assertThat(defaults.overloadClients()).isEqualTo(6);
+        assertThat(defaults.overloadRate()).isEqualTo(5.0);
+        assertThat(defaults.overloadBaseline()).isEqualTo(50);
+        BenchOptions o = BenchOptions.parse(new String[]{"--overload", "--overload-seconds=20", "--overload-clients=4",
+                "--overload-rate=7.5", "--overload-baseline=25"});
+        assertThat(o.overload()).isTrue();
+        assertThat(o.overloadSeconds()).isEqualTo(20);
+        assertThat(o.overloadClients()).isEqualTo(4);
+        assertThat(o.overloadRate()).isEqualTo(7.5);
+        assertThat(o.overloadBaseline()).isEqualTo(25);
+        assertThatThrownBy(() -> BenchOptions.parse(new String[]{"--overload-seconds=0"}))
+                .hasMessageContaining("must be positive");
+    }
+
+    @Test
     void readsValuesFlagsListsAndRepeatedOptions() {
         BenchOptions o = BenchOptions.parse(new String[]{"--n=300", "--warmup=50", "--concurrency=8, 32",
                 "--modes=TUNED", "--transports=http", "--skip-matrix", "--skip-ceiling", "--recovery",

@@ -26,6 +26,7 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Supplier;
 
+import static io.durablecheckout.activities.payments.PaymentProvider.AuthorizationStatus.ACTION_REQUIRED;
 import static io.durablecheckout.activities.payments.PaymentProvider.AuthorizationStatus.AUTHORIZED;
 import static io.durablecheckout.activities.payments.PaymentProvider.AuthorizationStatus.DECLINED;
 import static io.durablecheckout.activities.payments.PaymentProvider.AuthorizationStatus.PENDING;
@@ -109,6 +110,12 @@ public class HttpPaymentProvider implements PaymentProvider {
                         answer.reason() == null ? "declined by provider" : answer.reason());
             case ProviderProtocol.PENDING:
                 return new AuthorizationAnswer(PENDING, answer.reference(), "provider reports PENDING");
+            case ProviderProtocol.REQUIRES_ACTION:
+                // without an object to show the customer, nobody can act: as good as an answer we cannot read
+                return answer.nextAction() != null && answer.nextAction().isObject()
+                        ? new AuthorizationAnswer(ACTION_REQUIRED, answer.reference(), "provider requires the customer's action",
+                                JSON.writeValueAsString(answer.nextAction()))
+                        : new AuthorizationAnswer(UNKNOWN, null, "REQUIRES_ACTION without a nextAction object");
             default:
                 return new AuthorizationAnswer(UNKNOWN, null, "unexpected provider status " + answer.status());
         }
@@ -154,8 +161,9 @@ public class HttpPaymentProvider implements PaymentProvider {
                 return new LookupAnswer(PaymentLookupOutcome.AUTHORIZED, answer.reference(), null);
             case ProviderProtocol.DECLINED:
                 return new LookupAnswer(PaymentLookupOutcome.DECLINED, answer.reference(), answer.reason());
-            case ProviderProtocol.PENDING:
-                return new LookupAnswer(PaymentLookupOutcome.PENDING, answer.reference(), "provider reports PENDING");
+            case ProviderProtocol.PENDING, ProviderProtocol.REQUIRES_ACTION: // the customer has not acted yet
+                return new LookupAnswer(PaymentLookupOutcome.PENDING, answer.reference(),
+                        "provider reports " + answer.status());
             default:
                 return new LookupAnswer(PaymentLookupOutcome.LOOKUP_FAILED, null,
                         "unexpected provider status " + answer.status());

@@ -48,10 +48,20 @@ public interface PaymentProvider {
         /** The request may have reached the provider but no answer came back (timeout, broken connection). */
         UNKNOWN,
         /** The request was certainly not processed (503, connection refused): safe to retry. */
-        UNAVAILABLE
+        UNAVAILABLE,
+        /**
+         * The provider needs the customer first (3-D Secure: Stripe's {@code requires_action}); its notification
+         * decides later. The answer carries what the client must show ({@code nextAction}).
+         */
+        ACTION_REQUIRED
     }
 
-    record AuthorizationAnswer(AuthorizationStatus status, String reference, String detail) {
+    /** @param nextAction ACTION_REQUIRED only: what the client must show, JSON text as the provider gave it */
+    record AuthorizationAnswer(AuthorizationStatus status, String reference, String detail, String nextAction) {
+
+        public AuthorizationAnswer(AuthorizationStatus status, String reference, String detail) {
+            this(status, reference, detail, null);
+        }
     }
 
     record LookupAnswer(PaymentLookupOutcome outcome, String reference, String detail) {

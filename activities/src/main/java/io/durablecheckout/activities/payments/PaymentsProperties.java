@@ -14,16 +14,16 @@ import java.time.Duration;
  * @param connectTimeout failing to connect means the request was never delivered: retryable
  * @param requestTimeout no answer within it means the outcome is unknown, never declined
  * @param maxConcurrentCalls provider calls in flight at once, on threads of their own ({@link ProviderCalls}); the
- *                       payments processor hands each intent over and goes on; 0 (the default for now): on the
- *                       processor's thread, where a failing intent is parked and no claim event is added per payment
+ *                       payments processor hands each intent over and goes on, its batch committing once they
+ *                       ended (decision 123); 0: on the processor's thread
  */
 @ConfigurationProperties("checkout.payments")
 public record PaymentsProperties(String providerUrl,
                                  @DefaultValue("1s") Duration connectTimeout,
                                  @DefaultValue("2s") Duration requestTimeout,
-                                 @DefaultValue("0") Integer maxConcurrentCalls) {
+                                 @DefaultValue("32") Integer maxConcurrentCalls) {
     public PaymentsProperties {
-        maxConcurrentCalls = maxConcurrentCalls != null ? maxConcurrentCalls : 0;
+        maxConcurrentCalls = maxConcurrentCalls != null ? maxConcurrentCalls : 32;
         if (maxConcurrentCalls < 0) {
             throw new IllegalArgumentException("checkout.payments.max-concurrent-calls must be >= 0, was "
                     + maxConcurrentCalls);

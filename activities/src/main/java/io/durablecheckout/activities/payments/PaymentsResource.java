@@ -81,6 +81,8 @@ public class PaymentsResource {
     /**
      * Authorizes under {@code operationId} unless an outcome is already recorded. UNKNOWN and FAILED are not
      * terminal: the next owner calls the provider again under the same id and gets its recorded decision.
+     * ACTION_REQUIRED (3-D Secure) is not terminal either, but answered from the record with its next action: the
+     * customer decides now, and the provider's notification or a lookup records the decision here.
      */
     public AuthorizationOutcome authorize(CheckoutId checkoutId, TenantId tenantId, OperationId operationId,
                                           FencingToken token, Money amount, String paymentToken) {
@@ -100,6 +102,10 @@ public class PaymentsResource {
             case "DECLINED":
                 return AuthorizationOutcome.of(AuthorizationOutcome.Status.DECLINED,
                         claim.string("provider_reference"), claim.string("detail"), true);
+            case "ACTION_REQUIRED":
+                // the customer acts now; asking the provider again would only repeat its request to them
+                return AuthorizationOutcome.actionRequired(claim.string("provider_reference"),
+                        claim.string("next_action"), true);
             default:
                 break;
         }
@@ -127,6 +133,14 @@ public class PaymentsResource {
             case UNAVAILABLE -> {
                 status = AuthorizationOutcome.Status.FAILED;
                 rowStatus = "FAILED";
+            }
+            case ACTION_REQUIRED -> {
+                // not final: the provider's notification (recordResolution) or a lookup settles the row
+                String next = Bounds.require("next_action", answer.nextAction(), Bounds.NEXT_ACTION);
+                record(operationId, "ACTION_REQUIRED", answer.reference(), answer.detail());
+                jdbc.update("UPDATE payment_operations SET next_action = :next WHERE operation_id = :op",
+                        new MapSqlParameterSource().addValue("op", operationId.value()).addValue("next", next));
+                return AuthorizationOutcome.actionRequired(answer.reference(), next, false);
             }
             default -> throw new IllegalStateException("unhandled " + answer.status());
         }
@@ -281,6 +295,14 @@ public class PaymentsResource {
      * a lookup's NOT_FOUND followed by a void): record it here too, so that a redelivered authorization intent is
      * answered from this row instead of calling the provider again. A decided row is left as it is.
      */
+    /**
+     * Whether this resource decided {@code authorizationOperationId} itself and committed it, so a resolution would
+     * write nothing; asked once per resolution (the answer is forgotten).
+     */
+    public boolean decidedHere(OperationId authorizationOperationId) {
+        return decidedHere.remove(authorizationOperationId.value());
+    }
+
     public void recordResolution(OperationId authorizationOperationId, boolean authorized, String reference,
                                  String detail) {
         if (decidedHere.remove(authorizationOperationId.value())) {
@@ -298,7 +320,8 @@ public class PaymentsResource {
         jdbc.update("UPDATE payment_operations SET status = :status,"
                         + " provider_reference = coalesce(:ref, provider_reference), detail = :detail, updated_at = now(),"
                         + " outcome_recorded_at = coalesce(outcome_recorded_at, clock_timestamp())"
-                        + " WHERE operation_id = :op AND kind = 'AUTHORIZE' AND status IN ('STARTED', 'UNKNOWN', 'FAILED')",
+                        + " WHERE operation_id = :op AND kind = 'AUTHORIZE' AND status IN ('STARTED', 'UNKNOWN', 'FAILED',"
+                        + " 'ACTION_REQUIRED')",
                 new MapSqlParameterSource()
                         .addValue("op", authorizationOperationId.value())
                         .addValue("status", status)

@@ -6,6 +6,7 @@ import io.durablecheckout.activities.ActivityMetrics;
 import io.durablecheckout.activities.IntentReports;
 import io.durablecheckout.api.activity.ActivityAttemptFailedEvent;
 import io.durablecheckout.api.activity.ActivityResultEvent;
+import io.durablecheckout.api.activity.PaymentAuthorizationActionRequiredEvent;
 import io.durablecheckout.api.activity.PaymentAuthorizationDeclinedEvent;
 import io.durablecheckout.api.activity.PaymentAuthorizationOutcomeUnknownEvent;
 import io.durablecheckout.api.activity.PaymentAuthorizationSucceededEvent;
@@ -33,9 +34,9 @@ import org.springframework.stereotype.Component;
 
 /**
  * Executes payment intents: the processor hands each one to {@link ProviderCalls} (a bounded number of provider
- * calls in flight, each in a transaction of its own) and goes on. The mapping that matters: a timeout or
- * PENDING is reported as outcome-unknown (never declined), and only a request the provider certainly did not
- * process becomes a retryable attempt failure.
+ * calls in flight, each in a transaction of its own; the batch commits once they ended) and goes on. The mapping that
+ * matters: a timeout or PENDING is reported as outcome-unknown (never declined), a request for the customer (3-D
+ * Secure) as such, and only a request the provider certainly did not process becomes a retryable attempt failure.
  */
 @Component
 @ProcessingGroup(PaymentsWorker.PROCESSING_GROUP)
@@ -84,6 +85,9 @@ public class PaymentsWorker {
                     lease.fencingToken(), outcome.detail());
             case FAILED -> reports.attemptFailed(intent, outcome.detail());
             case STALE -> reports.stale(intent, outcome.highestAccepted());
+            // the customer acts (3-D Secure); the provider's notification decides
+            case ACTION_REQUIRED -> new PaymentAuthorizationActionRequiredEvent(intent.checkoutId(),
+                    lease.operationId(), lease.fencingToken(), outcome.nextAction(), outcome.providerReference());
         };
         reports.publish(intent, outcome.status(), outcome.replayed(), result);
     }
@@ -173,13 +177,21 @@ public class PaymentsWorker {
      */
     @EventHandler
     public void on(PaymentAuthorizedEvent decided) {
-        payments.recordResolution(decided.operationId(), true, decided.providerReference(),
-                "recorded by checkout " + decided.checkoutId());
+        if (payments.decidedHere(decided.operationId())) {
+            return; // decided and committed by this worker: nothing to write, no call thread needed
+        }
+        calls.submit(decided.checkoutId(), () -> payments.recordResolution(decided.operationId(), true, decided.providerReference(),
+                "recorded by checkout " + decided.checkoutId()));
     }
 
     @EventHandler
     public void on(PaymentDeclinedEvent decided) {
-        payments.recordResolution(decided.operationId(), false, null, "recorded by checkout " + decided.checkoutId()
-                + (decided.reason() == null ? "" : ": " + decided.reason()));
+        if (payments.decidedHere(decided.operationId())) {
+            return;
+        }
+        // on a call thread too: the batch's own transaction then holds no payment row a later call of it needs
+        calls.submit(decided.checkoutId(), () -> payments.recordResolution(decided.operationId(), false, null,
+                "recorded by checkout " + decided.checkoutId() + (decided.reason() == null ? "" : ": "
+                        + decided.reason())));
     }
 }

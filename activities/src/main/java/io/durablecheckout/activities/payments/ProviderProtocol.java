@@ -1,5 +1,7 @@
 package io.durablecheckout.activities.payments;
 
+import tools.jackson.databind.JsonNode;
+
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -9,12 +11,15 @@ import java.nio.charset.StandardCharsets;
  * <pre>
  * POST {url}/v1/authorizations                       Idempotency-Key: &lt;operationId&gt;  (must equal body.operationId)
  *   body {operationId, amountMinor, currency, paymentToken, tenantId}  (tenantId: the merchant, echoed in webhooks)
- *   200 {operationId, status: AUTHORIZED|DECLINED|PENDING, reference, reason}
+ *   200 {operationId, status: AUTHORIZED|DECLINED|PENDING|REQUIRES_ACTION, reference, reason, nextAction}
+ *   REQUIRES_ACTION: the customer must act first (3-D Secure); nextAction is a JSON object for the client (e.g.
+ *       {type: redirect_to_url, redirect_to_url: {url}}); the provider's webhook brings the decision
  *   503 provider unavailable: nothing was recorded, safe to send again
  *   The provider deduplicates by operation id: a repeated POST returns the recorded result and never re-decides.
  *
  * GET  {url}/v1/authorizations/{operationId}
- *   200 same body as above;  404 {operationId, status: NOT_FOUND} = the provider never recorded the operation
+ *   200 same body as above (PENDING while the customer has not acted);  404 {operationId, status: NOT_FOUND} = the
+ *   provider never recorded the operation
  *   (a 404 without that body, e.g. a wrong URL, is not proof of absence and is treated as a failed lookup)
  *
  * POST {url}/v1/authorizations/{operationId}/void    Idempotency-Key: &lt;void operation id&gt;
@@ -45,6 +50,7 @@ public final class ProviderProtocol {
     public static final String AUTHORIZED = "AUTHORIZED";
     public static final String DECLINED = "DECLINED";
     public static final String PENDING = "PENDING";
+    public static final String REQUIRES_ACTION = "REQUIRES_ACTION";
     public static final String NOT_FOUND = "NOT_FOUND";
     public static final String VOIDED = "VOIDED";
     public static final String REFUNDED = "REFUNDED";
@@ -58,7 +64,13 @@ public final class ProviderProtocol {
                                        String tenantId) {
     }
 
-    public record AuthorizationResponse(String operationId, String status, String reference, String reason) {
+    /** @param nextAction REQUIRES_ACTION only: what the client shows the customer (a JSON object) */
+    public record AuthorizationResponse(String operationId, String status, String reference, String reason,
+                                        JsonNode nextAction) {
+
+        public AuthorizationResponse(String operationId, String status, String reference, String reason) {
+            this(operationId, status, reference, reason, null);
+        }
     }
 
     public record CompensationRequest(String operationId, Long amountMinor, String currency) {

@@ -11,7 +11,12 @@ import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.stereotype.Component;
 
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+import tools.jackson.databind.node.ObjectNode;
+
 import java.time.Duration;
+import java.util.Optional;
 import java.util.regex.Pattern;
 
 /**
@@ -29,18 +34,24 @@ import java.util.regex.Pattern;
 public class PaymentProviderSimulator {
 
     private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
+    private static final String REQUIRES_ACTION = "REQUIRES_ACTION";
+    private static final JsonMapper JSON = JsonMapper.builder().build();
 
     private final SimulatorLedger ledger;
     private final SimulatorWebhookSender webhooks;
     private final SimulatorProperties properties;
     private final SimulatorFaults faults;
 
+    private final org.springframework.core.env.Environment environment;
+
     public PaymentProviderSimulator(SimulatorLedger ledger, SimulatorWebhookSender webhooks,
-                                    SimulatorProperties properties, SimulatorFaults faults) {
+                                    SimulatorProperties properties, SimulatorFaults faults,
+                                    org.springframework.core.env.Environment environment) {
         this.ledger = ledger;
         this.webhooks = webhooks;
         this.properties = properties;
         this.faults = faults;
+        this.environment = environment;
     }
 
     public ResponseEntity<AuthorizationResponse> authorize(String idempotencyKey, AuthorizationRequest request) {
@@ -66,8 +77,12 @@ public class PaymentProviderSimulator {
         SimulatorLedger.Authorization authorization = result.authorization();
         if (result.fresh()) {
             // tok_long_reference sends none: the parked intent stays the only way its checkout learns the outcome
-            if (!"PENDING".equals(authorization.status()) && behaviour != PaymentTokenBehaviour.LONG_REFERENCE) {
+            if (!"PENDING".equals(authorization.status()) && !REQUIRES_ACTION.equals(authorization.status())
+                    && behaviour != PaymentTokenBehaviour.LONG_REFERENCE) {
                 webhooks.decided(authorization);
+            }
+            if (behaviour == PaymentTokenBehaviour.THREE_DS) { // the customer authenticates a little later
+                webhooks.later(properties.threeDsDelay(), () -> authenticate(authorization.operationId()));
             }
             // Committed above; now hold the answer like a slow or stuck provider would.
             switch (behaviour.hold) {
@@ -77,7 +92,10 @@ public class PaymentProviderSimulator {
                 }
             }
         }
-        AuthorizationResponse response = response(authorization);
+        AuthorizationResponse response = REQUIRES_ACTION.equals(authorization.status())
+                ? new AuthorizationResponse(authorization.operationId(), ProviderProtocol.REQUIRES_ACTION,
+                        authorization.reference(), null, nextAction(authorization.operationId()))
+                : response(authorization);
         if (behaviour == PaymentTokenBehaviour.LONG_REFERENCE && faults.oversizedReferences()
                 && response.reference() != null) {
             response = new AuthorizationResponse(response.operationId(), response.status(),
@@ -85,6 +103,27 @@ public class PaymentProviderSimulator {
                     response.reason());
         }
         return ResponseEntity.ok(response);
+    }
+
+    /**
+     * The customer authenticated {@code operationId} (3-D Secure): {@code tok_3ds}'s timer, or a GET of the page its
+     * next action names. AUTHORIZED from now on, and the webhook says so; false when nothing was waiting (unknown,
+     * decided, or voided meanwhile).
+     */
+    public boolean authenticate(String operationId) {
+        Optional<SimulatorLedger.Authorization> authorized = ledger.authenticate(stripLeadingSlash(operationId));
+        authorized.ifPresent(webhooks::decided);
+        return authorized.isPresent();
+    }
+
+    /** Stripe's shape of a redirect: the simulator's own page for the operation, on its loopback server. */
+    private JsonNode nextAction(String operationId) {
+        ObjectNode action = JSON.createObjectNode().put("type", "redirect_to_url");
+        action.putObject("redirect_to_url")
+                .put("url", "http://127.0.0.1:" + environment.getProperty(SimulatorServer.PORT_PROPERTY, "0")
+                        + SimulatorServer.THREE_DS_PREFIX + "/" + ProviderProtocol.pathOf(operationId))
+                .putNull("return_url");
+        return action;
     }
 
     /** {@code GET /{operationId}} (the path after the prefix, leading '/' included or not). */
@@ -149,8 +188,10 @@ public class PaymentProviderSimulator {
                 result.currency()));
     }
 
+    /** As recorded; waiting for the customer reads as PENDING (a lookup learns nothing before they act). */
     private static AuthorizationResponse response(SimulatorLedger.Authorization authorization) {
-        return new AuthorizationResponse(authorization.operationId(), authorization.status(),
+        return new AuthorizationResponse(authorization.operationId(),
+                REQUIRES_ACTION.equals(authorization.status()) ? ProviderProtocol.PENDING : authorization.status(),
                 authorization.reference(), authorization.reason());
     }
 

@@ -24,6 +24,13 @@ enum PaymentTokenBehaviour {
     CAPTURE_TIMEOUT_DONE("tok_capture_timeout_done", "AUTHORIZED", null, Hold.NONE, Capture.TIMEOUT_DONE),
     /** Authorized; the first capture request is held past the client's timeout and lost (nothing recorded). */
     CAPTURE_TIMEOUT_LOST("tok_capture_timeout_lost", "AUTHORIZED", null, Hold.NONE, Capture.TIMEOUT_LOST),
+    /**
+     * 3-D Secure: REQUIRES_ACTION (a redirect to the simulator's 3-D Secure page), then authorized after
+     * {@code checkout.simulator.three-ds-delay} as if the customer authenticated, and the webhook says so.
+     */
+    THREE_DS("tok_3ds", "REQUIRES_ACTION", null, Hold.NONE),
+    /** 3-D Secure that the customer abandons: REQUIRES_ACTION, and nothing ever follows (a void declines it). */
+    THREE_DS_ABANDONED("tok_3ds_abandoned", "REQUIRES_ACTION", null, Hold.NONE),
     OTHER(null, "DECLINED", "unknown payment token", Hold.NONE);
 
     enum Hold { NONE, SLOW, TIMEOUT }

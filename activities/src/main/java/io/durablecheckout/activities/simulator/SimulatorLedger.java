@@ -172,6 +172,16 @@ public class SimulatorLedger {
         });
     }
 
+    /**
+     * The customer authenticated (3-D Secure): an authorization still waiting for them, and not voided meanwhile, is
+     * AUTHORIZED now. Empty when there was nothing to authenticate.
+     */
+    Optional<Authorization> authenticate(String operationId) {
+        return transactions.execute(tx -> jdbc.query("UPDATE simulator_authorizations SET status = 'AUTHORIZED',"
+                        + " updated_at = now() WHERE operation_id = :op AND status = 'REQUIRES_ACTION' AND NOT voided"
+                        + " RETURNING *", Map.of("op", operationId), AUTHORIZATION).stream().findFirst());
+    }
+
     /** The decided authorization, if any (an undecided NEW row is as good as absent). */
     public Optional<Authorization> find(String operationId) {
         return transactions.execute(tx -> jdbc.query("SELECT * FROM simulator_authorizations WHERE operation_id = :op",
@@ -299,10 +309,10 @@ public class SimulatorLedger {
         if (auth.captures() > 0) {
             return new CompensationResult(409, ProviderProtocol.REJECTED, null, "already captured: refund instead");
         }
-        if (auth.decided()) {
+        if (auth.decided() && !"REQUIRES_ACTION".equals(auth.status())) {
             jdbc.update("UPDATE simulator_authorizations SET voided = TRUE, updated_at = now() WHERE operation_id = :op",
                     Map.of("op", auth.operationId()));
-        } else {
+        } else { // never decided, or still waiting for the customer: a late authentication can take nothing now
             jdbc.update("UPDATE simulator_authorizations SET voided = TRUE, status = 'DECLINED', reference = :ref,"
                             + " reason = 'voided before authorization', updated_at = now() WHERE operation_id = :op",
                     Map.of("op", auth.operationId(), "ref", reference("SIM-", auth.operationId())));

@@ -14,6 +14,8 @@ import java.time.Duration;
  * @param downForAttempts how many requests per operation id {@code tok_provider_down} refuses with 503
  * @param port            the loopback port of the simulator's own HTTP server ({@link SimulatorServer}); 0, the
  *                        default, takes any free one (several nodes on one machine each get theirs)
+ * @param threeDsDelay    how long after its REQUIRES_ACTION answer {@code tok_3ds}'s customer authenticates (then
+ *                        AUTHORIZED, and the webhook follows)
  */
 @ConfigurationProperties("checkout.simulator")
 public record SimulatorProperties(@DefaultValue("true") boolean enabled,
@@ -21,10 +23,12 @@ public record SimulatorProperties(@DefaultValue("true") boolean enabled,
                                   @DefaultValue("1s") Duration slowDelay,
                                   @DefaultValue("2") int downForAttempts,
                                   @DefaultValue("0") int port,
-                                  @DefaultValue Webhooks webhooks) {
+                                  @DefaultValue Webhooks webhooks,
+                                  @DefaultValue("2s") Duration threeDsDelay) {
 
     public SimulatorProperties {
         if (webhooks == null) webhooks = new Webhooks(false, null, null, false);
+        if (threeDsDelay == null) threeDsDelay = Duration.ofSeconds(2);
     }
 
     /**

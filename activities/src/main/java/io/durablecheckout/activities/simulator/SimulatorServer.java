@@ -53,6 +53,8 @@ public class SimulatorServer implements InitializingBean, DisposableBean {
     /** The bound port, for {@code HttpPaymentProvider}'s default URL (a property name, so payments imports nothing here). */
     public static final String PORT_PROPERTY = "local.checkout.simulator.port";
     static final String PREFIX = "/simulator/provider" + ProviderProtocol.AUTHORIZATIONS;
+    /** The simulator's 3-D Secure page: a GET of {@code /simulator/provider/3ds/{operationId}} authenticates. */
+    static final String THREE_DS_PREFIX = "/simulator/provider/3ds";
 
     private static final Logger log = LoggerFactory.getLogger(SimulatorServer.class);
     /** Tomcat's default thread limit: held answers (tok_timeout_*, tok_slow) sleep on a thread each. */
@@ -94,6 +96,7 @@ public class SimulatorServer implements InitializingBean, DisposableBean {
         executor.allowCoreThreadTimeOut(true);
         server = HttpServer.create(new InetSocketAddress(InetAddress.getByName("127.0.0.1"), properties.port()), 0);
         server.createContext(PREFIX, this::handle);
+        server.createContext(THREE_DS_PREFIX, this::authenticate);
         server.setExecutor(executor);
         server.start();
         int port = server.getAddress().getPort();
@@ -124,6 +127,25 @@ public class SimulatorServer implements InitializingBean, DisposableBean {
             } catch (RuntimeException e) {
                 log.warn("Simulator request {} {} failed", exchange.getRequestMethod(), exchange.getRequestURI(), e);
                 answer = ResponseEntity.internalServerError().build();
+            }
+            respond(exchange, answer);
+        }
+    }
+
+    /** The customer's side of 3-D Secure, simulated: opening the page authenticates the operation it names. */
+    private void authenticate(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            String rest = exchange.getRequestURI().getPath().substring(THREE_DS_PREFIX.length());
+            ResponseEntity<?> answer;
+            if (!"GET".equals(exchange.getRequestMethod())) {
+                answer = ResponseEntity.status(405).build();
+            } else if (rest.length() <= 1) {
+                answer = ResponseEntity.notFound().build();
+            } else {
+                answer = simulator.authenticate(rest)
+                        ? ResponseEntity.ok(Map.of("authenticated", true))
+                        : ResponseEntity.status(409).body(Map.of("authenticated", false,
+                                "reason", "nothing waits for authentication under this operation"));
             }
             respond(exchange, answer);
         }

@@ -73,6 +73,21 @@ public class SimulatorWebhookSender implements DisposableBean {
         }
     }
 
+    /**
+     * Runs {@code task} after {@code delay} on the sender's thread, webhooks on or off (the simulated customer's
+     * authentication); dropped when stopping, like a webhook not yet sent. Not durable: a restart forgets it.
+     */
+    void later(Duration delay, Runnable task) {
+        if (scheduler.isShutdown()) return;
+        scheduler.schedule(() -> {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                log.warn("Simulator task failed: {}", e.toString());
+            }
+        }, delay.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
     private void send(String id, String body) {
         try {
             long timestamp = System.currentTimeMillis() / 1000;

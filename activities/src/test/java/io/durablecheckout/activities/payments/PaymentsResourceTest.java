@@ -6,6 +6,7 @@ import io.durablecheckout.activities.RecordingEventGateway;
 import io.durablecheckout.activities.payments.PaymentProvider.AuthorizationStatus;
 import io.durablecheckout.activities.payments.PaymentProvider.CompensationAnswer;
 import io.durablecheckout.api.activity.ActivityAttemptFailedEvent;
+import io.durablecheckout.api.activity.PaymentAuthorizationActionRequiredEvent;
 import io.durablecheckout.api.activity.PaymentAuthorizationDeclinedEvent;
 import io.durablecheckout.api.activity.PaymentAuthorizationOutcomeUnknownEvent;
 import io.durablecheckout.api.activity.PaymentAuthorizationSucceededEvent;
@@ -261,6 +262,49 @@ class PaymentsResourceTest extends PostgresTestSupport {
         assertThat(meters.counter(ActivityMetrics.STALE_REJECTED, "resource", "payment_operations").count()).isEqualTo(1);
         // Never a card token or secret in a result.
         assertThat(events.published()).allSatisfy(event -> assertThat(event.toString()).doesNotContain("tok_"));
+    }
+
+    /**
+     * 3-D Secure: the provider needs the customer. Published as such, with the provider's next action; a redelivered
+     * intent is answered from the record (the provider is not asked again); the notification the checkout acts on
+     * (recordResolution) still settles the row, and a redelivery after that answers the decision.
+     */
+    @Test
+    void anAuthorizationThatNeedsTheCustomerIsPublishedRecordedNotFinalAndSettledByTheResolution() {
+        String next = "{\"type\":\"redirect_to_url\",\"redirect_to_url\":{\"url\":\"https://acs.example/1\"}}";
+        ScriptedPaymentProvider provider = new ScriptedPaymentProvider().then(new PaymentProvider.AuthorizationAnswer(
+                AuthorizationStatus.ACTION_REQUIRED, "REF-3DS", "requires action", next));
+        PaymentsResource payments = new PaymentsResource(dataSource, provider, vault);
+        RecordingEventGateway events = new RecordingEventGateway();
+        SimpleMeterRegistry meters = new SimpleMeterRegistry();
+        PaymentsWorker worker = new PaymentsWorker(payments, events, new ActivityMetrics(meters));
+        CheckoutId id = new CheckoutId("chk-3ds");
+        assertThat(meters.counter(ActivityMetrics.EXECUTIONS, "step", "authorize-payment", "outcome",
+                "action_required").count()).as("the series exists before the first").isZero();
+
+        inTransaction(() -> worker.on(new PaymentAuthorizationRequestedEvent(id, TENANT, AMOUNT, "tok_x",
+                lease(id, Step.AUTHORIZE_PAYMENT, 1))));
+        inTransaction(() -> worker.on(new PaymentAuthorizationRequestedEvent(id, TENANT, AMOUNT, "tok_x",
+                lease(id, Step.AUTHORIZE_PAYMENT, 1))));
+
+        PaymentAuthorizationActionRequiredEvent expected = new PaymentAuthorizationActionRequiredEvent(id, authOp(id),
+                token(1), next, "REF-3DS");
+        assertThat(events.published()).containsExactly(expected, expected);
+        assertThat(provider.calls).containsExactly("authorize " + authOp(id));
+        assertThat(payments.statusOf(authOp(id))).isEqualTo("ACTION_REQUIRED");
+        assertThat(meters.counter(ActivityMetrics.EXECUTIONS, "step", "authorize-payment", "outcome",
+                "action_required").count()).isEqualTo(1);
+        assertThat(jdbc.queryForObject("SELECT outcome_recorded_at IS NULL FROM payment_operations"
+                + " WHERE operation_id = ?", Boolean.class, authOp(id).value())).as("not final").isTrue();
+
+        // the provider's notification settled it on the checkout; the payments worker records it here
+        inTransaction(() -> {
+            payments.recordResolution(authOp(id), true, "REF-3DS", "recorded by checkout");
+            return null;
+        });
+        assertThat(payments.statusOf(authOp(id))).isEqualTo("AUTHORIZED");
+        assertThat(authorize(payments, id, 1).status()).isEqualTo(AuthorizationOutcome.Status.AUTHORIZED);
+        assertThat(provider.calls).hasSize(1);
     }
 
     @Test

@@ -74,6 +74,7 @@ class PaymentProviderSimulatorHttpTest extends PostgresTestSupport {
                         "checkout.simulator.webhooks.enabled=true",
                         "checkout.simulator.webhooks.duplicate=true",
                         "checkout.simulator.webhooks.delay=20ms",
+                        "checkout.simulator.three-ds-delay=300ms",
                         "checkout.payments.webhook-secret=" + SECRET)
                 .run();
         port = Integer.parseInt(app.getEnvironment().getProperty("local.server.port"));
@@ -344,6 +345,52 @@ class PaymentProviderSimulatorHttpTest extends PostgresTestSupport {
         OperationId pending = op();
         provider.authorize(pending, AMOUNT, "tok_unknown");
         assertThat(webhooksFor(pending)).isEmpty();
+    }
+
+    /**
+     * 3-D Secure: REQUIRES_ACTION with a redirect to the simulator's page, PENDING to a lookup until the customer acts;
+     * tok_3ds's customer authenticates after three-ds-delay (AUTHORIZED, webhook), tok_3ds_abandoned's never, and a
+     * void declines it for good (opening the page then authenticates nothing).
+     */
+    @Test
+    void threeDSecureAsksForTheCustomerThenAuthorizesWithAWebhookOrWaitsForeverUntilVoided() throws Exception {
+        OperationId completes = op();
+        AuthorizationAnswer first = provider.authorize(completes, AMOUNT, "tok_3ds");
+        assertThat(first.status()).isEqualTo(AuthorizationStatus.ACTION_REQUIRED);
+        assertThat(first.reference()).startsWith("SIM-");
+        int own = app.getBean(SimulatorServer.class).port();
+        assertThat(first.nextAction()).isEqualTo("{\"type\":\"redirect_to_url\",\"redirect_to_url\":{\"url\":"
+                + "\"http://127.0.0.1:" + own + "/simulator/provider/3ds/" + completes.value() + "\",\"return_url\":null}}");
+        assertThat(provider.authorize(completes, AMOUNT, "tok_3ds")).as("a repeat: the recorded answer").isEqualTo(first);
+        await().atMost(5, TimeUnit.SECONDS).until(() -> provider.lookup(completes).outcome() == PaymentLookupOutcome.AUTHORIZED);
+        await().atMost(5, TimeUnit.SECONDS).until(() -> webhooksFor(completes).size() == 2);
+        assertThat(webhooksFor(completes).get(0).body()).contains("\"status\":\"AUTHORIZED\"");
+
+        OperationId abandoned = op();
+        assertThat(provider.authorize(abandoned, AMOUNT, "tok_3ds_abandoned").status())
+                .isEqualTo(AuthorizationStatus.ACTION_REQUIRED);
+        assertThat(provider.lookup(abandoned).outcome()).isEqualTo(PaymentLookupOutcome.PENDING);
+        OperationId voidOp = new OperationId(abandoned.value().replace("/authorize-payment", "/void-payment"));
+        assertThat(provider.voidAuthorization(abandoned, voidOp, AMOUNT).done()).isTrue();
+        assertThat(provider.lookup(abandoned).outcome()).isEqualTo(PaymentLookupOutcome.DECLINED);
+        HttpClient client = HttpClient.newHttpClient();
+        {
+            HttpResponse<String> page = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + own
+                    + "/simulator/provider/3ds/" + abandoned.value())).GET().build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(page.statusCode()).as(page.body()).isEqualTo(409);
+        }
+        assertThat(provider.lookup(abandoned).outcome()).isEqualTo(PaymentLookupOutcome.DECLINED);
+        assertThat(webhooksFor(abandoned)).isEmpty();
+
+        // the customer opens the page: authenticated at once
+        OperationId byHand = op();
+        provider.authorize(byHand, AMOUNT, "tok_3ds_abandoned");
+        {
+            assertThat(client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + own
+                    + "/simulator/provider/3ds/" + byHand.value())).GET().build(), HttpResponse.BodyHandlers.ofString())
+                    .statusCode()).isEqualTo(200);
+        }
+        assertThat(provider.lookup(byHand).outcome()).isEqualTo(PaymentLookupOutcome.AUTHORIZED);
     }
 
     private static List<SimulatorTestApplication.ReceivedWebhook> webhooksFor(OperationId id) {

@@ -17,10 +17,12 @@ class AdmissionExceptionHandler {
 
     @ExceptionHandler(Admission.BacklogFullException.class)
     ResponseEntity<ProblemDetail> backlogFull(Admission.BacklogFullException e) {
-        ProblemDetail problem = Problems.of(HttpStatus.TOO_MANY_REQUESTS, "backlog-full", "Too many checkouts in flight",
+        ProblemDetail problem = Problems.of(HttpStatus.TOO_MANY_REQUESTS, "backlog-full", "Too many checkouts in flight for this tenant",
                 e.getMessage());
         problem.setProperty("backlog", e.backlog());
+        problem.setProperty("share", e.share());
         problem.setProperty("limit", e.limit());
+        problem.setProperty("tenantsActive", e.tenantsActive());
         return ResponseEntity.status(HttpStatus.TOO_MANY_REQUESTS)
                 .header(HttpHeaders.RETRY_AFTER, Long.toString(e.retryAfterSeconds()))
                 .body(problem);

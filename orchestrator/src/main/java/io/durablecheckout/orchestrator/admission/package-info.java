@@ -1,5 +1,5 @@
 /**
- * Back-pressure at the front door: new checkouts are refused (429) while the backlog is at its limit.
- * Depends only on {@code http} (problem details).
+ * Back-pressure at the front door: a tenant's new checkouts are refused (429) while its backlog is at its share of
+ * the limit. Depends only on {@code http} (problem details) and the published language's values.
  */
 package io.durablecheckout.orchestrator.admission;

@@ -342,6 +342,9 @@ public final class CheckoutDecider {
                     + cmd.notificationId() + ") before a capture was asked for", cmd.receivedAt());
             return;
         }
+        if (reported == ManualResolution.DECLINED && s.run(Step.VOID_PAYMENT) != null) {
+            return; // the provider reports the checkout's own void (Stripe: payment_intent.canceled), no contradiction
+        }
         if (recorded != null) {
             // Rule: a notification never overrides a recorded outcome. The workflow keeps its course (it may be
             // completed or cancelled already); an operator looks at the dispute and, if money must move, cancels.

@@ -272,14 +272,6 @@ public final class Workflow {
                     // refused), the stock after that
                     .on(NOT_FOUND, Then.issue(VOID_PAYMENT))
                     .whenCancelling(Then.of(COMPENSATE)),
-            row(SEND_RECEIPT, ReceiptRequestedEvent.class,
-                    (o, n, lease) -> new ReceiptRequestedEvent(o.checkoutId(), o.tenantId(), o.customerEmail(),
-                            o.amount(), lease))
-                    .pendingIn(CheckoutState.CONFIRMED, "receipt")
-                    .reportedBy(ReceiptDeliverySucceededEvent.class, ReceiptSentEvent.class, "sent",
-                            (id, r) -> new ReceiptSentEvent(id, r.operationId(), r.fencingToken()))
-                    .on(SUCCEEDED, Then.of(CONTINUE))
-                    .whenCancelling(Then.of(COMPENSATE)), // refunds what a capture took, voids otherwise
             // the authorization's money is taken under the capture's own operation id (the provider's idempotency
             // key): a timeout asks again under it, so a capture that did happen is answered, never repeated
             row(CAPTURE_PAYMENT, PaymentCaptureRequestedEvent.class,
@@ -293,7 +285,15 @@ public final class Workflow {
                     .on(SUCCEEDED, Then.of(CONTINUE))
                     .on(FAILED, Then.of(COMPENSATE))
                     .on(UNKNOWN, Then.of(RETRY))
-                    .whenCancelling(Then.of(COMPENSATE)));
+                    .whenCancelling(Then.of(COMPENSATE)),
+            row(SEND_RECEIPT, ReceiptRequestedEvent.class,
+                    (o, n, lease) -> new ReceiptRequestedEvent(o.checkoutId(), o.tenantId(), o.customerEmail(),
+                            o.amount(), lease))
+                    .pendingIn(CheckoutState.CONFIRMED, "receipt")
+                    .reportedBy(ReceiptDeliverySucceededEvent.class, ReceiptSentEvent.class, "sent",
+                            (id, r) -> new ReceiptSentEvent(id, r.operationId(), r.fencingToken()))
+                    .on(SUCCEEDED, Then.of(CONTINUE))
+                    .whenCancelling(Then.of(COMPENSATE))); // refunds what a capture took, voids otherwise
 
     /**
      * What follows a confirmation, in order, for a checkout's capture mode: on confirmation the money is taken first, so

@@ -92,7 +92,7 @@ public class DataSourceConfiguration {
         boolean payments = env.getProperty("checkout.activities.enabled", Boolean.class, true)
                 && env.getProperty("checkout.activities.payments.enabled", Boolean.class, true);
         return properties.maximumPoolSize()
-                + (payments ? env.getProperty("checkout.payments.max-concurrent-calls", Integer.class, 0) : 0);
+                + (payments ? env.getProperty("checkout.payments.max-concurrent-calls", Integer.class, 32) : 0);
     }
 
     private static boolean hasText(String s) {

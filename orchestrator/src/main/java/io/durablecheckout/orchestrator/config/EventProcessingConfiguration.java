@@ -38,7 +38,9 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>a new processor starts at the tail of the stream (the very first event): starting at the head can skip an
  *   event whose transaction commits after the processor's first read with a lower global index;</li>
  *   <li>the saga's segments are partitioned by checkout (only the segment a checkout's id falls in handles its
- *   events); payments and receipts run on a few so one slow provider call does not hold up every checkout;</li>
+ *   events); payments and receipts run on a few so one slow provider call does not hold up every checkout;
+ *   payments' batches of 8 on 4 segments let its 32 provider calls be in flight at once (a batch commits once its
+ *   calls ended: {@code ProviderCalls});</li>
  *   <li>inventory runs on one segment: it is the only writer of the shared stock rows, and a batch locks the rows of
  *   several checkouts in one transaction, so two segments' batches took the same rows in opposite orders and
  *   deadlocked (PostgreSQL aborts one; the segment backs off and re-runs its batch, seconds of stall at 64 in flight,
@@ -169,7 +171,7 @@ public class EventProcessingConfiguration {
                     SAGA_PROCESSOR, new Processor(1, 16),
                     SUMMARY_PROCESSOR, new Processor(1, 1024),
                     "inventory", new Processor(1, 16),
-                    "payments", new Processor(4, 4),
+                    "payments", new Processor(4, 8),
                     "receipts", new Processor(2, 16)));
             if (processors != null) {
                 // one key set alone (say .segments) keeps the default of the other, as the settings table says

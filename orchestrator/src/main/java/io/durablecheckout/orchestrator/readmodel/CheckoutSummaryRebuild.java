@@ -113,7 +113,7 @@ public class CheckoutSummaryRebuild {
                 WHERE schemaname = current_schema() AND tablename = ? AND indexname <> 'checkout_summary_pkey'""",
                 (rs, n) -> new String[]{rs.getString(1), rs.getString(2)}, CheckoutSummaryRepository.TABLE);
         // walk the (aggregate, sequence) index rather than sort the store first: rows flow at once, and the database
-        // reads while this folds
+        // reads while this folds (of the hot table and the retention archive, merged: decisions.md §127)
         jdbc.execute("SET LOCAL enable_sort = off");
 
         Map<String, Boolean> checkoutTypes = new HashMap<>();
@@ -125,7 +125,7 @@ public class CheckoutSummaryRebuild {
         streaming.setFetchSize(2_000); // a cursor: the store is never in memory as a whole
         streaming.query("""
                 SELECT aggregateidentifier, sequencenumber, timestamp, payloadtype, payloadrevision, payload
-                FROM domainevententry ORDER BY aggregateidentifier, sequencenumber""", rs -> {
+                FROM domain_events_all ORDER BY aggregateidentifier, sequencenumber""", rs -> {
             String type = rs.getString(4);
             String revision = rs.getString(5);
             if (!checkoutTypes.computeIfAbsent(type + "/" + revision, k -> CheckoutEvent.class.isAssignableFrom(

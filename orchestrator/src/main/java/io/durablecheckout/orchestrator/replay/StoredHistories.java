@@ -43,7 +43,7 @@ import java.util.function.Consumer;
 /**
  * Reads checkout histories straight from Axon's JDBC event table, through the same serializer and upcasters as the
  * event store, without an Axon configuration (the command line replays with no processors or deadlines running).
- * Read only.
+ * Read only. Reads the hot event table and the retention archive together ({@link #EVENTS}, decisions.md §127).
  */
 public final class StoredHistories {
 
@@ -53,6 +53,9 @@ public final class StoredHistories {
 
     /** Checkouts per query of a bulk read: large enough that a query's round trip is shared, small enough to stream. */
     private static final int CHUNK = 256;
+
+    /** The view of every Checkout event, hot or archived (V194_140): replay and bundles read both. */
+    static final String EVENTS = "domain_events_all";
 
     private static final String COLUMNS = "aggregateidentifier, sequencenumber, eventidentifier, timestamp, "
             + "payloadtype, payloadrevision, payload, metadata";
@@ -85,7 +88,7 @@ public final class StoredHistories {
     /** One checkout's history, or {@code null} if there is none. */
     public History load(String checkoutId) {
         List<History> found = new ArrayList<>();
-        query("select " + COLUMNS + " from domainevententry where type = ? and aggregateidentifier = ? "
+        query("select " + COLUMNS + " from " + EVENTS + " where type = ? and aggregateidentifier = ? "
                 + "order by sequencenumber", List.of(Checkout.TYPE, checkoutId), true, found::add);
         return found.isEmpty() ? null : found.get(0);
     }
@@ -105,10 +108,10 @@ public final class StoredHistories {
      * is skipped. docs/decisions.md §58.
      */
     private void visit(Instant since, boolean deserialize, Consumer<History> each) {
-        String firstEvents = "select aggregateidentifier, timestamp from domainevententry where type = ? and sequencenumber = 0"
+        String firstEvents = "select aggregateidentifier, timestamp from " + EVENTS + " where type = ? and sequencenumber = 0"
                 // the text comparison is coarse (ISO strings of varying precision): filtered exactly below
                 + (since == null ? "" : " and timestamp >= ?") + " order by aggregateidentifier";
-        String rows = "select " + COLUMNS + " from domainevententry where aggregateidentifier between ? and ? "
+        String rows = "select " + COLUMNS + " from " + EVENTS + " where aggregateidentifier between ? and ? "
                 + "and type = ? order by aggregateidentifier, sequencenumber";
         try (Connection idConnection = dataSource.getConnection(); Connection rowConnection = dataSource.getConnection()) {
             streaming(idConnection, () -> {
@@ -184,7 +187,7 @@ public final class StoredHistories {
 
     /** How many checkouts {@link #forEach} would visit (for a progress bar). */
     public long count(Instant since) {
-        String sql = "select count(*) from domainevententry where type = ? and sequencenumber = 0"
+        String sql = "select count(*) from " + EVENTS + " where type = ? and sequencenumber = 0"
                 + (since == null ? "" : " and timestamp >= ?"); // coarse (text), as in forEach
         try (Connection c = dataSource.getConnection(); PreparedStatement s = c.prepareStatement(sql)) {
             s.setString(1, Checkout.TYPE);

@@ -148,7 +148,7 @@ public class CheckoutService {
             return accepted.get();
         }
         try {
-            admission.admit(); // new work only: a retry of an accepted request was answered above
+            admission.admit(tenant); // new work only: a retry of an accepted request was answered above
             rejectUnknownSkus(tenant, valid.items());
         } catch (RuntimeException refused) {
             // a checkout made before keys were registered has none: its retry is still answered, whatever the load

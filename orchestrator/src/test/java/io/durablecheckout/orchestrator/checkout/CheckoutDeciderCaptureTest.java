@@ -305,6 +305,16 @@ class CheckoutDeciderCaptureTest {
         }
 
         @Test
+        void the_provider_reporting_the_checkout_s_own_void_is_no_dispute() {
+            given(concat(awaitingCaptureHistory(), new CheckoutCancellationRequestedEvent(ID,
+                    CancellationReason.CUSTOMER_REQUEST, "changed my mind"), voidRequested(CALLED_AT)))
+                    .when(new io.durablecheckout.api.command.RecordProviderNotificationCommand(ID,
+                            op(Step.AUTHORIZE_PAYMENT), io.durablecheckout.api.activity.PaymentLookupOutcome.DECLINED,
+                            null, "evt_canceled", CALLED_AT.plusSeconds(1)))
+                    .nothing();
+        }
+
+        @Test
         void an_operator_s_review_is_left_to_the_operator() {
             given(concat(confirmedHistory(), new ManualReviewRequiredEvent(ID, Step.SEND_RECEIPT, "stuck", "x")))
                     .whenFired(holdTimer(AUTHORIZED_AT))

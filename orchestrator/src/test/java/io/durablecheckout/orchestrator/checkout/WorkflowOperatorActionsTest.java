@@ -111,7 +111,7 @@ class WorkflowOperatorActionsTest {
     @Test
     void the_steps_read_in_workflow_order_forward_then_compensations_as_they_run() {
         assertThat(Workflow.stepsInOrder()).containsExactly(Step.RESERVE_STOCK, Step.AUTHORIZE_PAYMENT,
-                Step.RECONCILE_PAYMENT, Step.SEND_RECEIPT, Step.CAPTURE_PAYMENT, Step.VOID_PAYMENT, Step.REFUND_PAYMENT, Step.RELEASE_STOCK,
+                Step.RECONCILE_PAYMENT, Step.CAPTURE_PAYMENT, Step.SEND_RECEIPT, Step.VOID_PAYMENT, Step.REFUND_PAYMENT, Step.RELEASE_STOCK,
                 Step.SEND_CANCELLATION_NOTICE);
     }
 }

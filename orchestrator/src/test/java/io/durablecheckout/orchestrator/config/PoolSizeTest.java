@@ -15,7 +15,7 @@ class PoolSizeTest {
 
     @Test
     void by_default_the_pool_adds_the_provider_calls_in_flight_to_its_own_24() {
-        assertThat(poolSize(new MockEnvironment())).isEqualTo(24); // provider calls on the processor thread by default
+        assertThat(poolSize(new MockEnvironment())).isEqualTo(24 + 32);
         assertThat(poolSize(new MockEnvironment().withProperty("checkout.payments.max-concurrent-calls", "4")))
                 .isEqualTo(28);
     }

@@ -33,7 +33,7 @@ class TypedSettingsTest {
                 empty.bindOrCreate("checkout.processing", EventProcessingConfiguration.ProcessingProperties.class);
         assertThat(defaults.readModelTick()).isEqualTo(Duration.ofSeconds(1));
         assertThat(defaults.processors().get("payments"))
-                .isEqualTo(new EventProcessingConfiguration.ProcessingProperties.Processor(4, 4));
+                .isEqualTo(new EventProcessingConfiguration.ProcessingProperties.Processor(4, 8));
 
         assertThat(empty.bindOrCreate("checkout.datasource", DatabaseProperties.class).idleInTransactionTimeout())
                 .isEqualTo(Duration.ofSeconds(15));
@@ -51,7 +51,7 @@ class TypedSettingsTest {
         EventProcessingConfiguration.ProcessingProperties processing = Binder.get(env)
                 .bindOrCreate("checkout.processing", EventProcessingConfiguration.ProcessingProperties.class);
         assertThat(processing.processors().get("payments"))
-                .isEqualTo(new EventProcessingConfiguration.ProcessingProperties.Processor(2, 4));
+                .isEqualTo(new EventProcessingConfiguration.ProcessingProperties.Processor(2, 8));
         assertThat(processing.processors().get("receipts"))
                 .isEqualTo(new EventProcessingConfiguration.ProcessingProperties.Processor(2, 8));
         assertThat(processing.processors().get("inventory"))

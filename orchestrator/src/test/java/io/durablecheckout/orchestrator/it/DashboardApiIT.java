@@ -279,7 +279,8 @@ class DashboardApiIT extends IntegrationTestBase {
         }
         List<String> steps = new ArrayList<>();
         done.path("activities").forEach(a -> steps.add(a.path("step").asText()));
-        assertThat(steps).containsExactly("reserve-stock", "authorize-payment", "send-receipt", "refund-payment",
+        assertThat(steps).containsExactly("reserve-stock", "authorize-payment", "capture-payment", "send-receipt",
+                "refund-payment",
                 "release-stock", "send-cancellation-notice");
     }
 

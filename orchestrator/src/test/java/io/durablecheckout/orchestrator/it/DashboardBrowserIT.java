@@ -69,7 +69,7 @@ class DashboardBrowserIT extends IntegrationTestBase {
 
     @Test
     @Order(2)
-    void anOperatorFindsAManualReviewResolvesItAndWatchesItComplete() {
+    void anOperatorFindsAManualReviewResolvesItAndTheCaptureChecksTheResolution() {
         api.startCheckout("browser-ok-" + UUID.randomUUID(), HttpApi.checkoutBody("SKU-0101", 1, 2599, "tok_approve"));
         api.startCheckout("browser-no-" + UUID.randomUUID(), HttpApi.checkoutBody("SKU-0102", 1, 990, "tok_decline"));
         String id = manualReviewCheckout("SKU-0103", 4200);
@@ -99,13 +99,15 @@ class DashboardBrowserIT extends IntegrationTestBase {
         browser.findElement(By.id("repair-preview")).click();
         wait(10).until(ExpectedConditions.visibilityOfElementLocated(By.id("repair-preview-box")));
         assertThat(text(By.id("repair-preview-box"))).contains("ManualReviewResolvedEvent", "PaymentAuthorizedEvent",
-                "ReceiptRequestedEvent", id + "/send-receipt");
+                "PaymentCaptureRequestedEvent", id + "/capture-payment");
         browser.findElement(By.id("repair-confirm")).click();
 
-        wait(20).until(ExpectedConditions.textToBe(By.id("detail-state"), "completed"));
+        // the capture asks the provider, which never authorized this token (it answers PENDING): the capture is
+        // refused and the checkout undone, so a mistaken resolution takes no money
+        wait(30).until(ExpectedConditions.textToBe(By.id("detail-state"), "cancelled"));
         // the detail page folds the event stream; the summary row follows on its own processor
         await().atMost(Duration.ofSeconds(15)).until(() -> count(
-                "SELECT count(*) FROM checkout_summary WHERE checkout_id = ? AND state = 'completed'", id) == 1);
+                "SELECT count(*) FROM checkout_summary WHERE checkout_id = ? AND state = 'cancelled'", id) == 1);
         wait(10).until(ExpectedConditions.textToBePresentInElementLocated(By.id("timeline"),
                 "provider confirmed the charge by phone"));
         // the provider still answers PENDING for this token: the provider's view beside the checkout's flags it

@@ -150,7 +150,7 @@ class ExternalIntegrationsIT {
         assertThat(receiptParts[0]).contains("2 x Blue <mug> (SKU-0002)").contains("12.50 EUR").contains("25.00 EUR")
                 .contains("1 x Green tea (SKU-0003)").contains("9.99 EUR").contains("Shipping").contains("4.95 EUR")
                 .contains("Discount").contains("-2.00 EUR").containsPattern("Total +37.94 EUR")
-                .contains("authorized for 37.94 EUR on ").contains("nothing has been charged yet")
+                .contains("Your payment method was charged 37.94 EUR on ").doesNotContain("nothing has been charged")
                 .contains("Order reference: ORD-4711").contains("Ada's <Tea> & Co.").doesNotContain(idempotencyKey);
         assertThat(receiptParts[1]).contains("Blue &lt;mug&gt;").contains("<strong>37.94 EUR</strong>")
                 .contains("Ada&#39;s &lt;Tea&gt; &amp; Co.").doesNotContain("<mug>").doesNotContain(idempotencyKey);
@@ -168,7 +168,8 @@ class ExternalIntegrationsIT {
         assertThat(notice.getMessageID()).isEqualTo("<" + id + ".send-cancellation-notice@shop.example>");
         String[] noticeParts = alternatives(notice);
         assertThat(noticeParts[0]).contains("2 x Blue <mug> (SKU-0002)").containsPattern("Total +37.94 EUR")
-                .contains("Refund of 37.94 EUR confirmed on ").contains("you were not charged")
+                .contains("Refund of 37.94 EUR confirmed on ").contains("returns to your payment method")
+                .doesNotContain("you were not charged")
                 .contains("Order reference: ORD-4711").doesNotContain("being returned").doesNotContain(idempotencyKey);
         assertThat(noticeParts[1]).contains("Blue &lt;mug&gt;").contains("Refund of 37.94 EUR confirmed on ");
     }

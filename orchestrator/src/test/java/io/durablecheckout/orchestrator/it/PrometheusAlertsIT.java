@@ -84,7 +84,7 @@ class PrometheusAlertsIT {
                     assertThat(r.path("health").asText()).as(r.path("name").asText()).isEqualTo("ok");
                     loaded.add(r.path("name").asText());
                 }));
-                assertThat(loaded).contains(ALERT, BROKEN).hasSize(12); // the 11 shipped rules and the broken copy
+                assertThat(loaded).contains(ALERT, BROKEN).hasSize(13); // the 12 shipped rules and the broken copy
                 assertThat(alerts(base)).as("nothing in manual review yet").doesNotContainKey(ALERT);
 
                 HttpApi api = new HttpApi(node.port());

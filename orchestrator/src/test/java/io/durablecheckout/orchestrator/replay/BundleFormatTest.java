@@ -32,6 +32,14 @@ public class BundleFormatTest {
     /** A number with an exponent (3E+1, 1.0E10) standing on its own in text (not part of a word or an id). */
     static final Pattern EXPONENT = Pattern.compile("(?<![\\w:.\\-])[0-9]+(\\.[0-9]+)?[eE][+-]?[0-9]+(?![\\w\\-])");
 
+    private static String readFormat(Path file) {
+        try {
+            return new ObjectMapper().readTree(file.toFile()).path("format").asText();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
     @TestFactory
     Stream<DynamicTest> every_corpus_bundle_of_format_1_replays_and_again_after_a_round_trip_through_format_2()
             throws Exception {
@@ -39,6 +47,8 @@ public class BundleFormatTest {
         try (Stream<Path> files = Files.list(Path.of("src", "test", "resources", ReplayCorpusTest.CORPUS))) {
             files.filter(f -> f.toString().endsWith(".json")).sorted().forEach(bundles::add);
         }
+        // the corpus's format-1 bundles (recorded before format 2); later recordings are format 2 already
+        bundles.removeIf(f -> !readFormat(f).equals(HistoryBundle.FORMAT_1));
         assertThat(bundles).isNotEmpty();
         return bundles.stream().map(file -> DynamicTest.dynamicTest(file.getFileName().toString(), () -> {
             String old = Files.readString(file);

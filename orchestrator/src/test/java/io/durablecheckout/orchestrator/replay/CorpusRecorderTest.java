@@ -142,6 +142,37 @@ class CorpusRecorderTest {
         }
     }
 
+    /** A deferred capture nobody asks for: the hold's deadline cancels the checkout (void, release, notice). */
+    @Test
+    void an_uncaptured_hold_lapses() throws Exception {
+        try (Run run = new Run("co_corpus-hold-lapsed")) {
+            run.start(io.durablecheckout.api.values.CaptureMode.DEFERRED);
+            run.answer(Step.RESERVE_STOCK);
+            run.answer(Step.AUTHORIZE_PAYMENT);
+            run.answer(Step.SEND_RECEIPT);
+            run.fire(io.durablecheckout.orchestrator.checkout.Deadlines.HOLD_EXPIRED);
+            run.answerAll();
+            run.record("CaptureAwaitedEvent", "CheckoutCancellationRequestedEvent", "CheckoutCancelledEvent");
+        }
+    }
+
+    /** A payment that needs the customer, who never acts: the deadline cancels the checkout (void, release). */
+    @Test
+    void a_customer_who_never_authenticates() throws Exception {
+        try (Run run = new Run("co_corpus-3ds-timed-out")) {
+            run.start();
+            run.answer(Step.RESERVE_STOCK);
+            run.send(new RecordActivityResultCommand(run.id,
+                    new io.durablecheckout.api.activity.PaymentAuthorizationActionRequiredEvent(run.id,
+                            run.op(Step.AUTHORIZE_PAYMENT), new FencingToken(1),
+                            "{\"type\":\"redirect_to_url\",\"redirect_to_url\":{\"url\":\"https://x.test/3ds\"}}",
+                            "pi_corpus"), run.now(1)));
+            run.fire(io.durablecheckout.orchestrator.checkout.Deadlines.CUSTOMER_ACTION_DUE);
+            run.answerAll();
+            run.record("CustomerActionRequiredEvent", "CheckoutCancellationRequestedEvent", "CheckoutCancelledEvent");
+        }
+    }
+
     // ------------------------------------------------------------------------------------------- the harness
 
     /** One checkout on its own in-memory Axon configuration. */
@@ -177,9 +208,13 @@ class CorpusRecorderTest {
         }
 
         void start() {
+            start(null);
+        }
+
+        void start(io.durablecheckout.api.values.CaptureMode capture) {
             send(new StartCheckoutCommand(id, new TenantId("demo"), List.of(new LineItem(new Sku("SKU-0001"), 1)),
                     new Money(1_500, "EUR"), "tok_approve", "ada@example.test", "idem-" + id.value(),
-                    "fp-" + id.value(), clock));
+                    "fp-" + id.value(), clock, null, capture));
         }
 
         void send(Object command) {

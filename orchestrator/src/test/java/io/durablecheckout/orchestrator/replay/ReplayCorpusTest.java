@@ -106,7 +106,9 @@ class ReplayCorpusTest {
                         : RecordedInputs.DEADLINE_PAYLOADS.get(input.path("payloadType").asText());
                 assertThat(event.inputPayload().as(type)).as("%s event %d", file.getFileName(), i)
                         .isEqualTo(RecordedInputs.MAPPER.treeToValue(input.path("payload"), type));
-                assertThat(event.input()).isEqualTo(RecordedInputs.MAPPER.convertValue(input, Map.class));
+                // as JSON: a number read as an int in one reading and a long in the other is the same number
+                assertThat(RecordedInputs.MAPPER.writeValueAsString(event.input())).isEqualTo(RecordedInputs.MAPPER
+                        .writeValueAsString(RecordedInputs.MAPPER.convertValue(input, Map.class)));
                 seen.add(type.getSimpleName());
             }
         }

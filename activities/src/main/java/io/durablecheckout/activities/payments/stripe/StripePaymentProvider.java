@@ -10,7 +10,9 @@ import com.stripe.exception.InvalidRequestException;
 import com.stripe.exception.PermissionException;
 import com.stripe.exception.RateLimitException;
 import com.stripe.exception.StripeException;
+import com.google.gson.JsonObject;
 import com.stripe.model.PaymentIntent;
+import com.stripe.net.ApiResource;
 import com.stripe.model.Refund;
 import com.stripe.model.StripeSearchResult;
 import com.stripe.net.RequestOptions;
@@ -40,7 +42,8 @@ import java.util.Optional;
  *   <li>authorize: a PaymentIntent with {@code capture_method=manual}, created under the idempotency key
  *       {@code <op>:create} with the operation id in its metadata, recorded ({@code stripe_payment_intents}) before it
  *       is confirmed under {@code <op>:confirm}; {@code requires_capture} is authorized, a card error declined,
- *       {@code requires_action} (3-D Secure) and {@code processing} pending; a timeout, a 5xx or an idempotency
+ *       {@code requires_action} (3-D Secure) the customer's action ({@code next_action} for the client),
+ *       {@code processing} pending; a timeout, a 5xx or an idempotency
  *       conflict unknown, never declined; a rate limit or a refused key unavailable (not processed: retry);</li>
  *   <li>lookup: by the recorded intent id (works after Stripe's 24-hour idempotency window), else by a metadata
  *       search, which can lag: finding nothing is pending, never "not found";</li>
@@ -310,9 +313,26 @@ public class StripePaymentProvider implements PaymentProvider {
                     intent.getId(), "intent " + intent.getStatus());
             case "requires_payment_method", "canceled" -> new AuthorizationAnswer(AuthorizationStatus.DECLINED,
                     intent.getId(), declineDetail(intent));
-            // 3-D Secure and asynchronous methods: the customer or the bank acts; a webhook or a lookup settles it
+            // 3-D Secure: the customer acts on next_action; the webhook (amount_capturable_updated, or payment_failed
+            // or canceled) settles it
+            case "requires_action" -> nextAction(intent)
+                    .map(action -> new AuthorizationAnswer(AuthorizationStatus.ACTION_REQUIRED, intent.getId(),
+                            "intent requires_action", action))
+                    .orElseGet(() -> new AuthorizationAnswer(AuthorizationStatus.PENDING, intent.getId(),
+                            "intent requires_action without a next_action"));
+            // asynchronous methods: the bank acts; a webhook or a lookup settles it
             default -> new AuthorizationAnswer(AuthorizationStatus.PENDING, intent.getId(), "intent " + intent.getStatus());
         };
+    }
+
+    /** The intent's {@code next_action} as Stripe sent it (JSON text), for the client to show. */
+    static Optional<String> nextAction(PaymentIntent intent) {
+        JsonObject raw = intent.getRawJsonObject();
+        if (raw != null && raw.get("next_action") instanceof JsonObject action) {
+            return Optional.of(action.toString());
+        }
+        return intent.getNextAction() == null ? Optional.empty()
+                : Optional.of(ApiResource.GSON.toJson(intent.getNextAction()));
     }
 
     private static String declineDetail(PaymentIntent intent) {

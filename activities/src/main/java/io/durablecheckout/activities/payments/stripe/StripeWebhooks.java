@@ -17,8 +17,9 @@ import java.util.Optional;
  * Stripe's webhooks: the {@code Stripe-Signature} header verified with the SDK ({@link Webhook#constructEvent}),
  * then the event read as the product's provider notification (the same fields the generic provider sends), so the
  * receiver's other protections (replay guard by event id, amount/currency/tenant match, the checkout's decision)
- * apply unchanged. {@code payment_intent.amount_capturable_updated} is AUTHORIZED, {@code .payment_failed} DECLINED;
- * other events are verified and ignored. {@code .succeeded} among them: the product's intents are manual-capture, so
+ * apply unchanged. {@code payment_intent.amount_capturable_updated} is AUTHORIZED, {@code .payment_failed} and
+ * {@code .canceled} DECLINED; other events ({@code .requires_action} too: the authorization's answer carried it) are
+ * verified and ignored. {@code .succeeded} among them: the product's intents are manual-capture, so
  * it is the evidence of a capture, not of an authorization (the capture's outcome comes from the capture call, asked
  * again under its own key); read as AUTHORIZED it would report a captured payment as merely authorized.
  */
@@ -73,7 +74,12 @@ public final class StripeWebhooks {
     private static byte[] notification(String eventId, JsonObject event) {
         String status = switch (String.valueOf(string(event, "type"))) {
             case "payment_intent.amount_capturable_updated" -> "AUTHORIZED";
+            // an attempt failed (a 3-D Secure failure included): Stripe may take another payment method on the same
+            // intent, but the product never offers one, so the authorization is over
             case "payment_intent.payment_failed" -> "DECLINED";
+            // cancelled: our void, an expired hold, a cancellation in Stripe's dashboard, an abandoned 3-D Secure;
+            // nothing can be captured any more
+            case "payment_intent.canceled" -> "DECLINED";
             default -> null;
         };
         JsonObject intent = event.has("data") && event.getAsJsonObject("data").has("object")

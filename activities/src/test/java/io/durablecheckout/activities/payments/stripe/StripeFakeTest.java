@@ -89,9 +89,32 @@ class StripeFakeTest extends PostgresTestSupport {
                 .isEqualTo(AuthorizationStatus.DECLINED);
         assertThat(stripe.lookup(declined).outcome()).isEqualTo(PaymentLookupOutcome.DECLINED);
         OperationId threeDs = op();
-        assertThat(stripe.authorize(threeDs, AMOUNT, "pm_card_authenticationRequired", "demo").status())
-                .isEqualTo(AuthorizationStatus.PENDING);
+        var answer = stripe.authorize(threeDs, AMOUNT, "pm_card_authenticationRequired", "demo");
+        assertThat(answer.status()).isEqualTo(AuthorizationStatus.ACTION_REQUIRED);
+        assertThat(answer.nextAction()).isEqualTo("{\"type\":\"use_stripe_sdk\",\"use_stripe_sdk\":{}}");
+        assertThat(answer.reference()).startsWith("pi_fake");
         assertThat(stripe.lookup(threeDs).outcome()).isEqualTo(PaymentLookupOutcome.PENDING);
+    }
+
+    /** The customer authenticates: Stripe's lookup says authorized; the same authorization asked again creates nothing. */
+    @Test
+    void aThreeDSecureCardIsAuthorizedOnceTheCustomerAuthenticatesAndAVoidBeforeThatCancelsIt() {
+        OperationId done = op();
+        assertThat(stripe.authorize(done, AMOUNT, "pm_card_authenticationRequired", "demo").status())
+                .isEqualTo(AuthorizationStatus.ACTION_REQUIRED);
+        assertThat(fake.authenticate(done.value())).isTrue();
+        assertThat(stripe.lookup(done).outcome()).isEqualTo(PaymentLookupOutcome.AUTHORIZED);
+        assertThat(stripe.authorize(done, AMOUNT, "pm_card_authenticationRequired", "demo").status())
+                .isEqualTo(AuthorizationStatus.AUTHORIZED);
+        assertThat(fake.effects(Effect.INTENT_CREATED)).containsEntry(done.value(), 1);
+        assertThat(fake.effects(Effect.CHARGE)).containsEntry(done.value(), 1);
+
+        OperationId abandoned = op();
+        stripe.authorize(abandoned, AMOUNT, "pm_card_authenticationRequired", "demo");
+        OperationId voidOp = new OperationId(abandoned.value().replace("/authorize-payment", "/void-payment"));
+        assertThat(stripe.voidAuthorization(abandoned, voidOp, AMOUNT).done()).isTrue();
+        assertThat(stripe.lookup(abandoned).outcome()).isEqualTo(PaymentLookupOutcome.DECLINED);
+        assertThat(fake.authenticate(abandoned.value())).as("too late: cancelled").isFalse();
     }
 
     @Test

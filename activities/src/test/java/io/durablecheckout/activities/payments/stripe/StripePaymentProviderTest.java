@@ -158,8 +158,20 @@ class StripePaymentProviderTest extends PostgresTestSupport {
         createAnswers("requires_confirmation");
         confirmAnswers(200, StripeStub.intent(intentId, op.value(), 2500, "requires_action", null,
                 "{\"type\":\"use_stripe_sdk\",\"use_stripe_sdk\":{}}"));
-        assertThat(stripe.authorize(op, AMOUNT, "pm_card_threeDSecure2Required", "demo").status())
-                .as("3-D Secure: waiting").isEqualTo(AuthorizationStatus.PENDING);
+        assertThat(stripe.authorize(op, AMOUNT, "pm_card_threeDSecure2Required", "demo")).satisfies(a -> {
+            assertThat(a.status()).as("3-D Secure: the customer acts").isEqualTo(AuthorizationStatus.ACTION_REQUIRED);
+            assertThat(a.nextAction()).isEqualTo("{\"type\":\"use_stripe_sdk\",\"use_stripe_sdk\":{}}");
+            assertThat(a.reference()).isEqualTo(intentId);
+        });
+
+        fresh();
+        createAnswers("requires_confirmation");
+        confirmAnswers(200, StripeStub.intent(intentId, op.value(), 2500, "requires_action", null,
+                "{\"type\":\"redirect_to_url\",\"redirect_to_url\":{\"url\":\"https://hooks.stripe.com/3d_secure_2/hosted?x=1\","
+                        + "\"return_url\":\"https://shop.example/return\"}}"));
+        assertThat(stripe.authorize(op, AMOUNT, "pm_card_threeDSecure2Required", "demo").nextAction())
+                .as("Stripe's next_action as it sent it").isEqualTo("{\"type\":\"redirect_to_url\",\"redirect_to_url\":"
+                        + "{\"url\":\"https://hooks.stripe.com/3d_secure_2/hosted?x=1\",\"return_url\":\"https://shop.example/return\"}}");
 
         fresh();
         createAnswers("requires_confirmation");

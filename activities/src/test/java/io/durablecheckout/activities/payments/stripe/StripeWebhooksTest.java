@@ -58,6 +58,23 @@ class StripeWebhooksTest {
                 .hasValueSatisfying(v -> assertThat(v.notification()).isNull());
     }
 
+    /**
+     * A cancelled intent (an expired hold, a dashboard's cancel, an abandoned 3-D Secure then voided) can take no money:
+     * read as DECLINED, like a failed payment; {@code requires_action} is the authorization's answer, not news.
+     */
+    @Test
+    void aCancelledIntentIsDeclinedAndARequiresActionEventCarriesNoNotification() throws Exception {
+        String payload = event("evt_5", "payment_intent.canceled", "co_5/authorize-payment", 2500)
+                .replace("\"status\":\"requires_capture\"", "\"status\":\"canceled\"");
+        String header = Webhook.Signature.generateSignatureHeader(payload, SECRET, now());
+        assertThat(new String(StripeWebhooks.verify(SECRET, payload, header, 300).orElseThrow().notification(),
+                StandardCharsets.UTF_8)).contains("\"status\":\"DECLINED\"")
+                .contains("\"operationId\":\"co_5/authorize-payment\"").contains("\"amountMinor\":2500");
+        String action = event("evt_6", "payment_intent.requires_action", "co_6/authorize-payment", 2500);
+        assertThat(StripeWebhooks.verify(SECRET, action, Webhook.Signature.generateSignatureHeader(action, SECRET,
+                now()), 300)).hasValueSatisfying(v -> assertThat(v.notification()).isNull());
+    }
+
     /** The product's intents are manual-capture: {@code succeeded} follows a capture and is not an authorization. */
     @Test
     void aSucceededIntentIsTheCapturesEvidenceNotAnAuthorization() throws Exception {

@@ -25,7 +25,8 @@ import java.util.stream.Stream;
  * every aggregate load asked the snapshot table first: four queries per checkout for rows that never exist. Storing a
  * snapshot is refused, so switching snapshots on cannot silently write rows nobody reads. docs/decisions.md §59.
  * Processors fetch with an open-ended query ({@link #readAfter}), without a transaction of their own, and paced
- * while events keep coming ({@link #fetchTrackedEvents}).
+ * while events keep coming ({@link #fetchTrackedEvents}). An aggregate's events are read from the hot table and its
+ * archive together ({@link #readEventData(Connection, String, long, int)}, decisions.md §127).
  */
 public final class EventsOnlyStorageEngine extends JdbcEventStorageEngine {
 
@@ -124,6 +125,44 @@ public final class EventsOnlyStorageEngine extends JdbcEventStorageEngine {
         statement.setInt(2, batchSize + gaps.size());
         statement.setArray(3, connection.createArrayOf("bigint", gaps.toArray()));
         statement.setInt(4, batchSize + gaps.size());
+        return statement;
+    }
+
+    /** Where retention moves finished checkouts' events (V194_140); processors never read it. */
+    public static final String ARCHIVE_TABLE = "domainevententry_archive";
+
+    /**
+     * An aggregate's events, hot and archived, in one statement: a move (one transaction) is seen entirely or not at
+     * all, so every event is read exactly once. Each branch is a range of its table's (aggregate, sequence) key;
+     * for an aggregate never archived the second finds nothing in an index probe. decisions.md §127.
+     */
+    @Override
+    protected PreparedStatement readEventData(Connection connection, String identifier, long firstSequenceNumber,
+                                              int batchSize) throws SQLException {
+        EventSchema schema = schema();
+        String where = " WHERE " + schema.aggregateIdentifierColumn() + " = ? AND " + schema.sequenceNumberColumn()
+                + " >= ? AND " + schema.sequenceNumberColumn() + " < ?";
+        PreparedStatement statement = connection.prepareStatement("SELECT " + domainEventFields() + " FROM "
+                + schema.domainEventTable() + where + " UNION ALL SELECT " + domainEventFields() + " FROM "
+                + ARCHIVE_TABLE + where + " ORDER BY " + schema.sequenceNumberColumn() + " ASC");
+        for (int offset : new int[] {0, 3}) {
+            statement.setString(offset + 1, identifier);
+            statement.setLong(offset + 2, firstSequenceNumber);
+            statement.setLong(offset + 3, firstSequenceNumber + batchSize);
+        }
+        return statement;
+    }
+
+    /** The aggregate's last sequence number, hot or archived (a cached copy of an archived checkout is confirmed). */
+    @Override
+    protected PreparedStatement lastSequenceNumberFor(Connection connection, String identifier) throws SQLException {
+        EventSchema schema = schema();
+        String max = "SELECT max(" + schema.sequenceNumberColumn() + ") AS s FROM %s WHERE "
+                + schema.aggregateIdentifierColumn() + " = ?";
+        PreparedStatement statement = connection.prepareStatement("SELECT max(s) FROM (" + max.formatted(
+                schema.domainEventTable()) + " UNION ALL " + max.formatted(ARCHIVE_TABLE) + ") last");
+        statement.setString(1, identifier);
+        statement.setString(2, identifier);
         return statement;
     }
 

@@ -31,6 +31,10 @@ import java.nio.file.Path;
                 "checkout.simulator.webhooks.delay=2500ms", // after the client timeout and the first lookup: late webhooks
                 "checkout.dashboard.stuck-after[manual_review]=3s", // DashboardBrowserIT: held past its threshold
                 "checkout.workflow.hold-validity=20s", // CaptureIT: a deferred capture's hold lapses within the test
+                // ThreeDSecureIT (only tok_3ds* ask for the customer): tok_3ds's customer authenticates after 5 s (its
+                // webhook 2.5 s later), tok_3ds_abandoned's never, and the checkout gives up after 15 s
+                "checkout.simulator.three-ds-delay=5s",
+                "checkout.workflow.customer-action-timeout=15s",
                 // As deployed behind the TLS proxy docs/security.md asks for: X-Forwarded-For and -Proto from loopback
                 // are trusted, so FailedAuthenticationIT can come from other addresses and over "TLS".
                 "checkout.security.trusted-proxies=127.0.0.1,::1",

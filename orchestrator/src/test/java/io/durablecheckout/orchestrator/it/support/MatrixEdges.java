@@ -106,6 +106,9 @@ public final class MatrixEdges implements AutoCloseable {
         stripe.effects(Effect.REFUND).forEach((intent, n) -> {
             if (n > 1) v.add("1 one refund per PaymentIntent: " + intent + " " + n);
         });
+        stripe.effects(Effect.CAPTURE).forEach((op, n) -> {
+            if (n > 1) v.add("1 one capture per authorization at Stripe: " + op + " captured " + n);
+        });
         Map<String, Timestamp> recorded = new TreeMap<>();
         db.query("SELECT operation_id, outcome_recorded_at FROM payment_operations WHERE outcome_recorded_at IS NOT NULL",
                 rs -> {

@@ -126,6 +126,27 @@ public final class StripeFake implements AutoCloseable {
         return idempotencyKey == null ? null : idempotencyKey.replaceAll(":(create|confirm)(:.*)?$", "");
     }
 
+    /**
+     * The customer completes the 3-D Secure challenge of the intent created for {@code operationId}
+     * ({@code pm_card_authenticationRequired}): {@code requires_action} becomes {@code requires_capture}, charged, as
+     * Stripe does once the customer authenticates. False when no intent of the operation waits for them.
+     */
+    public synchronized boolean authenticate(String operationId) {
+        for (Intent intent : intents.values()) {
+            if (intent.operationId().equals(operationId) && "requires_action".equals(intent.status())) {
+                intents.put(intent.id(), intent.with("requires_capture", null, true));
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The intent of {@code operationId} as Stripe would show it (a webhook's data.object), or null. */
+    public String intentOf(String operationId) {
+        return intents.values().stream().filter(i -> i.operationId().equals(operationId)).findFirst()
+                .map(StripeFake::intentJson).orElse(null);
+    }
+
     /** The schema's objections to what this fake answered; empty when Stripe's description allows all of it. */
     public List<String> violations() {
         return StripeOpenApi.violations(server);
