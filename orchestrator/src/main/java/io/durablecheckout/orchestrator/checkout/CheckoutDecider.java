@@ -514,14 +514,20 @@ public final class CheckoutDecider {
         }
     }
 
-    /** The order is confirmed; from rules version 3 on, the hold's lapse is a deadline from now. */
+    /**
+     * The order is confirmed; from rules version 3 on it records when the hold lapses, and a deferred capture gets that
+     * lapse as a deadline (captured on confirmation, the capture is asked for at once: the lapse could decide nothing,
+     * so no deadline is written and cancelled for it).
+     */
     private void confirm(Instant now) {
         if (s.rulesVersion() < WorkflowPolicy.CAPTURES) {
             apply(new CheckoutConfirmedEvent(s.checkoutId()));
             return;
         }
         Instant holdExpiresAt = now.plus(s.policy().holdValidity());
-        schedule.add(Timer.holdExpiry(holdExpiresAt));
+        if (s.capture() == CaptureMode.DEFERRED) {
+            schedule.add(Timer.holdExpiry(holdExpiresAt));
+        }
         apply(new CheckoutConfirmedEvent(s.checkoutId(), holdExpiresAt));
     }
 

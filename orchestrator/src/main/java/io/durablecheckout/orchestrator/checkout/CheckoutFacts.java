@@ -116,7 +116,7 @@ public final class CheckoutFacts {
             capture = e.policy().capture();
         } else if (event instanceof CheckoutConfirmedEvent e) {
             holdExpiresAt = e.holdExpiresAt();
-            holdOpen = e.holdExpiresAt() != null;
+            holdOpen = e.holdExpiresAt() != null && capture == CaptureMode.DEFERRED; // its deadline was scheduled
         } else if (event instanceof CheckoutCompletedEvent) {
             holdOpen = false;
         } else if (event instanceof PaymentCaptureRequestedEvent e) {

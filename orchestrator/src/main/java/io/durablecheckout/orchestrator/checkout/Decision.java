@@ -81,7 +81,7 @@ public record Decision(List<CheckoutEvent> events, List<Timer> cancel, List<Time
             } else if (event instanceof ActivityLeaseDeferredEvent e) {
                 return leaseExpiry(e.step(), e.lease().fencingToken(), e.lease().expiresAt());
             } else if (event instanceof CheckoutConfirmedEvent e && e.holdExpiresAt() != null) {
-                return holdExpiry(e.holdExpiresAt());
+                return holdExpiry(e.holdExpiresAt()); // a deferred capture's; for the others no handle is recorded
             }
             return null;
         }

@@ -29,6 +29,7 @@ import static io.durablecheckout.orchestrator.checkout.CheckoutScenario.*;
 import static io.durablecheckout.orchestrator.checkout.DeciderSpec.given;
 import static io.durablecheckout.orchestrator.checkout.DeciderSpec.leaseTimer;
 import static io.durablecheckout.orchestrator.checkout.DeciderSpec.retryTimer;
+import static io.durablecheckout.orchestrator.checkout.DeciderSpec.leaseTimerDue;
 
 /**
  * The capture step (rules version 3), decided by {@link CheckoutDecider}: captured on confirmation or when the tenant
@@ -158,6 +159,13 @@ class CheckoutDeciderCaptureTest {
                     .when(record(authorizationSucceeded(1), AUTHORIZED_AT))
                     .events(new io.durablecheckout.api.checkout.PaymentAuthorizedEvent(ID, op(Step.AUTHORIZE_PAYMENT),
                             token(1), PROVIDER_REF), confirmed(AUTHORIZED_AT), receiptRequested(1, AUTHORIZED_AT));
+        }
+
+        @Test
+        void the_confirmation_schedules_the_hold_s_lapse() {
+            given(deferred(stockReservedHistory()))
+                    .when(record(authorizationSucceeded(1), AUTHORIZED_AT))
+                    .schedules(holdTimer(AUTHORIZED_AT), leaseTimerDue(Step.SEND_RECEIPT, 1, AUTHORIZED_AT.plus(LEASE)));
         }
 
         @Test
