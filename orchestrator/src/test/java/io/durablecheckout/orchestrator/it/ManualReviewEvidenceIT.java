@@ -87,8 +87,12 @@ class ManualReviewEvidenceIT {
                     HttpApi.OPERATOR_KEY, Map.of("If-Match", "\"" + view.get("version").asText() + "\""),
                     "{\"resolution\":\"authorized\",\"reason\":\"the provider notified the authorization\"}");
             assertThat(resolved.status()).as(resolved.body()).isEqualTo(202);
-            JsonNode done = awaitState(api, id, "completed");
+            // the held notification's reference is applied; the capture then asks the provider, whose simulator never
+            // authorized this token (the notification was the test's, not the provider's): refused, the checkout is
+            // undone, and no money is taken on evidence the provider does not stand by
+            JsonNode done = awaitState(api, id, "cancelled");
             assertThat(done.get("providerReference").asText()).isEqualTo("PSP-LATE-7");
+            assertThat(done.get("reason").asText()).isEqualTo("capture_declined");
         }
     }
 
