@@ -1,11 +1,15 @@
 package io.durablecheckout.activities.simulator;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import io.durablecheckout.activities.payments.ProviderProtocol;
 import io.durablecheckout.activities.payments.ProviderProtocol.AuthorizationRequest;
+import jakarta.annotation.PreDestroy;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.jdbc.core.RowMapper;
 import org.springframework.jdbc.core.namedparam.MapSqlParameterSource;
 import org.springframework.jdbc.core.namedparam.NamedParameterJdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.stereotype.Component;
 import org.springframework.transaction.PlatformTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
@@ -30,6 +34,9 @@ import java.util.Optional;
 @ConditionalOnProperty(name = "checkout.simulator.enabled", havingValue = "true", matchIfMissing = true)
 public class SimulatorLedger {
 
+    /** Enough for the answers in flight at once; a held answer (tok_slow) sleeps without one. */
+    private static final int POOL_SIZE = 8;
+
     private static final RowMapper<Authorization> AUTHORIZATION = (rs, n) -> new Authorization(
             rs.getString("operation_id"), rs.getString("status"), rs.getString("reference"), rs.getString("reason"),
             rs.getBoolean("voided"), rs.getBoolean("refunded"), rs.getInt("refusals"),
@@ -53,12 +60,47 @@ public class SimulatorLedger {
     /** One autocommitted statement, outside any transaction a caller might have bound to the thread. */
     private final TransactionTemplate autocommit;
 
+    /** The simulator's own connections, closed with it (null: it shares the application's, as a test wires it). */
+    private final HikariDataSource ownPool;
+
     public SimulatorLedger(DataSource dataSource, PlatformTransactionManager transactionManager) {
+        // A provider outside never waits for the product's connections. Sharing the pool did: each provider call holds
+        // one of the product's connections while it waits for the answer, so a pool smaller than the calls in flight
+        // left the simulator no connection to answer with, and every call timed out into "unknown" (ScaleOutIT's
+        // split deployment, 8 connections, 4 segments' batches and their calls).
+        this.ownPool = ownPool(dataSource);
+        if (ownPool != null) {
+            dataSource = ownPool;
+            transactionManager = new DataSourceTransactionManager(ownPool);
+        }
         this.jdbc = new NamedParameterJdbcTemplate(dataSource);
         this.transactions = new TransactionTemplate(transactionManager);
         this.transactions.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
         this.autocommit = new TransactionTemplate(transactionManager);
         this.autocommit.setPropagationBehavior(TransactionDefinition.PROPAGATION_NOT_SUPPORTED);
+    }
+
+    /** A small pool of the simulator's own on the application's database, when that is a Hikari pool. */
+    private static HikariDataSource ownPool(DataSource application) {
+        try {
+            if (!application.isWrapperFor(HikariDataSource.class)) return null;
+            HikariConfig config = new HikariConfig();
+            application.unwrap(HikariDataSource.class).copyStateTo(config);
+            config.setPoolName("simulator");
+            config.setMaximumPoolSize(POOL_SIZE);
+            config.setMinimumIdle(1);
+            config.setMetricsTrackerFactory(null); // the product's metrics are the product's pool
+            config.setMetricRegistry(null);
+            config.setHealthCheckRegistry(null);
+            return new HikariDataSource(config);
+        } catch (java.sql.SQLException e) {
+            return null;
+        }
+    }
+
+    @PreDestroy
+    void close() {
+        if (ownPool != null) ownPool.close();
     }
 
     /** One authorization as recorded. {@code status} NEW means nothing has been decided (looks up as absent). */
