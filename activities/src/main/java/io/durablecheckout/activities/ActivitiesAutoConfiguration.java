@@ -122,6 +122,42 @@ public class ActivitiesAutoConfiguration {
                 });
     }
 
+    /**
+     * The payments worker's durable intake (decision 132), drained by {@code checkout.payments.max-concurrent-calls}
+     * threads fairly across tenants; a failed call is parked by the application's {@link PaymentIntake.Parking}
+     * (the payments processor's dead-letter queue) or, without one, retried from the intake.
+     */
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    @ConditionalOnProperty(name = {"checkout.activities.enabled", "checkout.activities.payments.enabled"},
+            havingValue = "true", matchIfMissing = true)
+    @org.springframework.boot.autoconfigure.condition.ConditionalOnExpression(
+            "${checkout.payments.max-concurrent-calls:32} > 0")
+    @org.springframework.boot.autoconfigure.condition.ConditionalOnBean(javax.sql.DataSource.class)
+    public io.durablecheckout.activities.payments.PaymentIntake paymentIntake(PaymentsProperties properties,
+            javax.sql.DataSource dataSource,
+            org.springframework.beans.factory.ObjectProvider<org.axonframework.common.transaction.TransactionManager> transactions,
+            org.springframework.beans.factory.ObjectProvider<org.axonframework.config.Configuration> axon,
+            org.springframework.beans.factory.ObjectProvider<io.durablecheckout.activities.payments.PaymentIntake.Parking> parking) {
+        return new io.durablecheckout.activities.payments.PaymentIntake(
+                new org.springframework.jdbc.core.JdbcTemplate(dataSource), transactions.getIfAvailable(),
+                () -> {
+                    org.axonframework.config.Configuration c = axon.getIfAvailable();
+                    return c == null ? java.util.List.of() : c.correlationDataProviders();
+                },
+                (checkout, sequence) -> axon.getObject().eventStore().readEvents(checkout, sequence).asStream()
+                        .filter(e -> e.getSequenceNumber() == sequence).findFirst().orElse(null),
+                () -> parking.getIfAvailable(() -> (intent, failure) -> false),
+                properties.maxConcurrentCalls(), java.time.Duration.ofMillis(250));
+    }
+
+    /** The intake's drainers start once the application has started (the schema is migrated then). */
+    @Bean
+    public org.springframework.context.ApplicationListener<org.springframework.boot.context.event.ApplicationStartedEvent>
+            paymentIntakeStart(org.springframework.beans.factory.ObjectProvider<io.durablecheckout.activities.payments.PaymentIntake> intake) {
+        return event -> intake.ifAvailable(io.durablecheckout.activities.payments.PaymentIntake::start);
+    }
+
     /** The real HTTP adapter unless the application supplies another {@link PaymentProvider}. */
     @Bean
     @ConditionalOnMissingBean(PaymentProvider.class)

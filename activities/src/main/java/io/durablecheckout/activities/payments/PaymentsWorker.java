@@ -33,8 +33,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.stereotype.Component;
 
 /**
- * Executes payment intents: the processor hands each one to {@link ProviderCalls} (a bounded number of provider
- * calls in flight, each in a transaction of its own; the batch commits once they ended) and goes on. The mapping that
+ * Executes payment intents: the processor queues each one in the {@link PaymentIntake} and goes on; the intake's
+ * drainers (a bounded number of provider calls in flight, each in a transaction of its own) take them fairly across
+ * tenants (decision 132). Resolutions, and intents outside a processor's batch, go to {@link ProviderCalls}. The mapping that
  * matters: a timeout or PENDING is reported as outcome-unknown (never declined), a request for the customer (3-D
  * Secure) as such, and only a request the provider certainly did not process becomes a retryable attempt failure.
  */
@@ -49,15 +50,30 @@ public class PaymentsWorker {
     private final PaymentsResource payments;
     private final IntentReports reports;
     private final ProviderCalls calls;
+    private final PaymentIntake intake;
 
     /** Each intent's work on the caller's thread (tests that drive the worker directly). */
     public PaymentsWorker(PaymentsResource payments, EventGateway events, ActivityMetrics metrics) {
-        this(payments, events, metrics, ProviderCalls.ON_CALLERS_THREAD);
+        this(payments, events, metrics, ProviderCalls.ON_CALLERS_THREAD, (PaymentIntake) null);
     }
 
     @org.springframework.beans.factory.annotation.Autowired
-    public PaymentsWorker(PaymentsResource payments, EventGateway events, ActivityMetrics metrics, ProviderCalls calls) {
+    public PaymentsWorker(PaymentsResource payments, EventGateway events, ActivityMetrics metrics, ProviderCalls calls,
+                          org.springframework.beans.factory.ObjectProvider<PaymentIntake> intake) {
+        this(payments, events, metrics, calls, intake.getIfAvailable());
+    }
+
+    /**
+     * @param intake where a processor's batch queues the intents (decision 132); null: handed to {@code calls} as
+     *               before (decision 123)
+     */
+    public PaymentsWorker(PaymentsResource payments, EventGateway events, ActivityMetrics metrics, ProviderCalls calls,
+                          PaymentIntake intake) {
         this.calls = calls;
+        this.intake = intake;
+        if (intake != null) {
+            intake.drainInto(this::drained);
+        }
         this.payments = payments;
         this.reports = new IntentReports(events, metrics, PaymentsResource.OPERATIONS_TABLE)
                 .expecting(Step.AUTHORIZE_PAYMENT, AuthorizationOutcome.Status.values())
@@ -69,7 +85,34 @@ public class PaymentsWorker {
 
     @EventHandler
     public void on(PaymentAuthorizationRequestedEvent intent) {
-        calls.submit(intent, () -> authorize(intent));
+        submit(intent, () -> authorize(intent));
+    }
+
+    /** Inside a processor's batch into the intake; otherwise (or without one) to the provider calls as before. */
+    private void submit(ActivityIntent intent, Runnable work) {
+        if (intake != null && intake.accepts()) {
+            intake.enqueue(intent);
+        } else {
+            calls.submit(intent, work);
+        }
+    }
+
+    /** An intent the intake's drainer took: its call, on the drainer's thread and in its unit of work. */
+    private void drained(org.axonframework.eventhandling.EventMessage<?> message) {
+        Object payload = message.getPayload();
+        if (payload instanceof PaymentAuthorizationRequestedEvent intent) {
+            authorize(intent);
+        } else if (payload instanceof PaymentReconciliationRequestedEvent intent) {
+            lookup(intent);
+        } else if (payload instanceof PaymentCaptureRequestedEvent intent) {
+            capture(intent);
+        } else if (payload instanceof PaymentVoidRequestedEvent intent) {
+            voidPayment(intent);
+        } else if (payload instanceof PaymentRefundRequestedEvent intent) {
+            refund(intent);
+        } else {
+            throw new IllegalArgumentException("not a payment intent: " + message.getPayloadType().getName());
+        }
     }
 
     private void authorize(PaymentAuthorizationRequestedEvent intent) {
@@ -94,7 +137,7 @@ public class PaymentsWorker {
 
     @EventHandler
     public void on(PaymentReconciliationRequestedEvent intent) {
-        calls.submit(intent, () -> lookup(intent));
+        submit(intent, () -> lookup(intent));
     }
 
     private void lookup(PaymentReconciliationRequestedEvent intent) {
@@ -113,7 +156,7 @@ public class PaymentsWorker {
 
     @EventHandler
     public void on(PaymentCaptureRequestedEvent intent) {
-        calls.submit(intent, () -> capture(intent));
+        submit(intent, () -> capture(intent));
     }
 
     /** A capture timeout is unknown (asked again under the same id), never declined; only a refusal for good is. */
@@ -136,7 +179,7 @@ public class PaymentsWorker {
 
     @EventHandler
     public void on(PaymentVoidRequestedEvent intent) {
-        calls.submit(intent, () -> voidPayment(intent));
+        submit(intent, () -> voidPayment(intent));
     }
 
     private void voidPayment(PaymentVoidRequestedEvent intent) {
@@ -154,7 +197,7 @@ public class PaymentsWorker {
 
     @EventHandler
     public void on(PaymentRefundRequestedEvent intent) {
-        calls.submit(intent, () -> refund(intent));
+        submit(intent, () -> refund(intent));
     }
 
     private void refund(PaymentRefundRequestedEvent intent) {

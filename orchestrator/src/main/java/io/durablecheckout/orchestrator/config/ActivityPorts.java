@@ -2,7 +2,9 @@ package io.durablecheckout.orchestrator.config;
 
 import io.durablecheckout.activities.Savepoints;
 import io.durablecheckout.activities.inventory.InventoryAdmin;
+import io.durablecheckout.activities.payments.PaymentIntake;
 import io.durablecheckout.activities.payments.PaymentProvider;
+import io.durablecheckout.activities.payments.PaymentsWorker;
 import io.durablecheckout.api.values.OperationId;
 import io.durablecheckout.api.values.Step;
 import io.durablecheckout.api.values.TenantId;
@@ -10,6 +12,7 @@ import io.durablecheckout.orchestrator.axon.eventstore.ProcessorPositions;
 import io.durablecheckout.orchestrator.checkout.IntentProgress;
 import io.durablecheckout.orchestrator.dashboard.ProviderLookup;
 import io.durablecheckout.orchestrator.deadletter.GuardedRetry;
+import io.durablecheckout.orchestrator.deadletter.PoisonEventPolicy;
 import io.durablecheckout.orchestrator.web.StockAdmin;
 import org.axonframework.serialization.Serializer;
 import org.springframework.beans.factory.ObjectProvider;
@@ -61,9 +64,46 @@ class ActivityPorts {
         return progressOf(jdbc, serializer);
     }
 
+    /**
+     * Passed: the step's processor is past the intent and, for payments, the intent's row has left the intake
+     * (decision 132: a row still queued or in a call is an intent its worker has not passed). The token is read
+     * first: the row is inserted in the transaction that moves it, so a passed token with no row means done or parked.
+     */
     static IntentProgress progressOf(JdbcTemplate jdbc, Serializer serializer) {
         ProcessorPositions positions = new ProcessorPositions(jdbc, serializer);
-        return (checkout, step, sequenceNumber) -> positions.passed(processorOf(step), checkout.value(), sequenceNumber);
+        return (checkout, step, sequenceNumber) -> positions.passed(processorOf(step), checkout.value(), sequenceNumber)
+                && !(PaymentsWorker.PROCESSING_GROUP.equals(processorOf(step)) && Boolean.TRUE.equals(jdbc.queryForObject(
+                        "SELECT EXISTS (SELECT 1 FROM payment_intake WHERE checkout_id = ? AND sequence_number = ?)",
+                        Boolean.class, checkout.value(), sequenceNumber)));
+    }
+
+    /**
+     * A drained payment call that failed: the database's trouble is retried from the intake; anything else is parked
+     * in the payments processor's dead-letter queue, by the policy and with the cause its processor would record, so
+     * operators see and retry it with the other parked events (decision 132).
+     */
+    @Bean
+    PaymentIntake.Parking paymentIntakeParking(ObjectProvider<org.axonframework.config.Configuration> axon) {
+        PoisonEventPolicy policy = new PoisonEventPolicy();
+        return (intent, failure) -> {
+            if (PoisonEventPolicy.isTransient(failure)) {
+                return false;
+            }
+            var queue = axon.getObject().eventProcessingConfiguration()
+                    .deadLetterQueue(PaymentsWorker.PROCESSING_GROUP).orElse(null);
+            if (queue == null || !(intent instanceof org.axonframework.eventhandling.DomainEventMessage<?> event)) {
+                return false;
+            }
+            String sequence = event.getAggregateIdentifier(); // the processor's sequencing policy: the checkout
+            var letter = new org.axonframework.messaging.deadletter.GenericDeadLetter<org.axonframework.eventhandling.EventMessage<?>>(
+                    sequence, intent);
+            var decision = policy.decide(letter, failure);
+            if (!decision.shouldEnqueue()) {
+                return false;
+            }
+            queue.enqueue(sequence, decision.enqueueCause().map(letter::withCause).orElse(letter));
+            return true;
+        };
     }
 
     /** The processing group whose workers handle {@code step}'s intents: the service the step names. */

@@ -65,10 +65,13 @@ public class ShutdownConfiguration {
     ProcessorShutdown processorShutdown(org.axonframework.config.EventProcessingConfiguration processing,
                                         ShutdownProperties properties,
                                         ObjectProvider<org.axonframework.eventsourcing.eventstore.EventStore> eventStore,
-                                        ObjectProvider<io.durablecheckout.activities.payments.ProviderCalls> calls) {
+                                        ObjectProvider<io.durablecheckout.activities.payments.ProviderCalls> calls,
+                                        ObjectProvider<io.durablecheckout.activities.payments.PaymentIntake> intake) {
         // the payments' provider calls in flight finish (bounded) while the store and the pool are still there
-        return new ProcessorShutdown(processing, properties.processorsTimeout(), eventStore.getIfAvailable(),
-                () -> calls.ifAvailable(io.durablecheckout.activities.payments.ProviderCalls::close));
+        return new ProcessorShutdown(processing, properties.processorsTimeout(), eventStore.getIfAvailable(), () -> {
+            intake.ifAvailable(io.durablecheckout.activities.payments.PaymentIntake::close);
+            calls.ifAvailable(io.durablecheckout.activities.payments.ProviderCalls::close);
+        });
     }
 
     @Bean

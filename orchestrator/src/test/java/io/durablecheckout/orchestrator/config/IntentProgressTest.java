@@ -43,7 +43,8 @@ class IntentProgressTest {
 
     @BeforeAll
     static void database() throws Exception {
-        database = ScratchDatabase.start("intent-progress", "/db/migration/core/V1__axon_event_store_tokens_sagas.sql");
+        database = ScratchDatabase.start("intent-progress", "/db/migration/core/V1__axon_event_store_tokens_sagas.sql",
+                "/db/migration/activities/V194_160__payment_intake.sql");
         jdbc = new JdbcTemplate(database.dataSource());
         Serializer serializer = JacksonSerializer.builder().objectMapper(AxonJson.objectMapper()).build();
         SpringDataSourceConnectionProvider connections = new SpringDataSourceConnectionProvider(database.dataSource());
@@ -98,6 +99,22 @@ class IntentProgressTest {
         positions("payments", at(intentIndex), at(intentIndex + 5));
         assertThat(passed(Step.AUTHORIZE_PAYMENT)).isTrue();
         assertThat(passed(Step.REFUND_PAYMENT)).isTrue();
+    }
+
+    @Test
+    void a_payment_intent_still_in_the_intake_is_not_passed_though_its_processor_is_past_it() {
+        positions("payments", at(intentIndex + 5));
+        jdbc.update("INSERT INTO payment_intake (tenant_id, checkout_id, sequence_number) VALUES ('t', ?, 1)",
+                CHECKOUT.value());
+        try {
+            assertThat(passed(Step.AUTHORIZE_PAYMENT)).as("queued or in a call").isFalse();
+            assertThat(progress.passed(CHECKOUT, Step.AUTHORIZE_PAYMENT, 0)).as("the row holds its own event only")
+                    .isTrue();
+            jdbc.update("DELETE FROM payment_intake");
+            assertThat(passed(Step.AUTHORIZE_PAYMENT)).as("drained or parked").isTrue();
+        } finally {
+            jdbc.update("DELETE FROM payment_intake");
+        }
     }
 
     @Test

@@ -1,0 +1,340 @@
+package io.durablecheckout.activities.payments;
+
+import io.durablecheckout.api.checkout.ActivityIntent;
+import org.axonframework.common.transaction.TransactionManager;
+import org.axonframework.eventhandling.DomainEventMessage;
+import org.axonframework.eventhandling.EventMessage;
+import org.axonframework.messaging.GenericMessage;
+import org.axonframework.messaging.Message;
+import org.axonframework.messaging.correlation.CorrelationDataProvider;
+import org.axonframework.messaging.unitofwork.BatchingUnitOfWork;
+import org.axonframework.messaging.unitofwork.CurrentUnitOfWork;
+import org.axonframework.messaging.unitofwork.DefaultUnitOfWork;
+import org.axonframework.messaging.unitofwork.UnitOfWork;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+/**
+ * The payments worker's durable intake (decision 132): fair queuing per tenant instead of the processor's one FIFO.
+ * Inside a processor's batch the payments handler only inserts the intent's row ({@code payment_intake}, in the
+ * batch's transaction, so the row exists exactly when the processor has passed the intent) and the processor moves
+ * on. {@code checkout.payments.max-concurrent-calls} drainer threads take rows, round robin over the tenants with rows
+ * ready (the tenant this node served least recently first), {@code FOR UPDATE SKIP LOCKED}, holding the row's lock
+ * through the call and deleting the row in the call's own unit of work and transaction: resource row, result events
+ * and the row's removal commit together; a node lost mid-call releases the lock and another drainer takes the row.
+ * A checkout's row waits while an earlier row of it is queued or running, so one checkout's work keeps its order.
+ * <p>
+ * Lease rule 2 reads the intake: a row still here is an intent its worker has not passed (the deadline defers). A
+ * failed call is judged by {@link Parking}: the database's trouble is retried from the intake with back-off (1 s
+ * doubling to 30 s), anything else is parked in the payments processor's dead-letter queue, where operators see and
+ * retry parked events, and the row removed. Drainers wake on a local insert's commit, on another drainer's take, or
+ * on a short poll (nodes share the table).
+ */
+public final class PaymentIntake implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(PaymentIntake.class);
+
+    /** Where a failed call goes: parked (true; the row is then removed) or retried from the intake later (false). */
+    @FunctionalInterface
+    public interface Parking {
+        boolean park(EventMessage<?> intent, Throwable failure);
+    }
+
+    /** A queued row. */
+    record Row(long id, String tenant, String checkout, long sequenceNumber, int attempts) {
+    }
+
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+    private static final String TENANTS_READY =
+            "SELECT DISTINCT tenant_id FROM payment_intake WHERE not_before <= now()";
+    // a checkout's head row only (no earlier row of it queued or running); locked rows skipped
+    private static final String CLAIM = "SELECT id, tenant_id, checkout_id, sequence_number, attempts"
+            + " FROM payment_intake i WHERE tenant_id = ? AND not_before <= now()"
+            + " AND NOT EXISTS (SELECT 1 FROM payment_intake e"
+            + "   WHERE e.checkout_id = i.checkout_id AND e.sequence_number < i.sequence_number)"
+            + " AND id <> ALL (?) ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED";
+
+    private final JdbcTemplate jdbc;
+    private final TransactionManager transactions;
+    private final Supplier<List<CorrelationDataProvider>> correlation;
+    private final BiFunction<String, Long, DomainEventMessage<?>> events;
+    private final Supplier<Parking> parking;
+    private final int drainers;
+    private final Duration poll;
+    private final String batchKey = PaymentIntake.class.getName() + "#" + System.identityHashCode(this);
+
+    private final Map<String, Long> lastServed = new ConcurrentHashMap<>();
+    /** Rows whose call failed, between its rollback (the lock released) and its back-off written: not taken again. */
+    private final java.util.Set<Long> failing = ConcurrentHashMap.newKeySet();
+    private final AtomicLong served = new AtomicLong();
+    private final Semaphore signals = new Semaphore(0);
+    private final AtomicBoolean scouting = new AtomicBoolean();
+    private final AtomicBoolean closed = new AtomicBoolean();
+    private final List<Thread> threads = new ArrayList<>();
+    private volatile Consumer<EventMessage<?>> work;
+
+    /**
+     * @param events   reads a checkout's event back by its sequence number (the event store), null if it has none
+     * @param drainers calls in flight at once on this node
+     * @param poll     how often an idle node looks for rows other nodes inserted
+     */
+    public PaymentIntake(JdbcTemplate jdbc, TransactionManager transactions,
+                         Supplier<List<CorrelationDataProvider>> correlation,
+                         BiFunction<String, Long, DomainEventMessage<?>> events, Supplier<Parking> parking,
+                         int drainers, Duration poll) {
+        this.jdbc = jdbc;
+        this.transactions = transactions;
+        this.correlation = correlation;
+        this.events = events;
+        this.parking = parking;
+        this.drainers = Math.max(1, drainers);
+        this.poll = poll;
+    }
+
+    /** The worker's dispatch of a drained intent (the payments worker registers itself). */
+    public void drainInto(Consumer<EventMessage<?>> work) {
+        this.work = work;
+    }
+
+    /** Starts the drainers (once the schema is migrated); rows left by an earlier run are taken too. */
+    public synchronized void start() {
+        if (!threads.isEmpty() || closed.get()) {
+            return;
+        }
+        for (int i = 1; i <= drainers; i++) {
+            Thread t = new Thread(this::drainLoop, "payment-intake-" + i);
+            t.setDaemon(true);
+            threads.add(t);
+            t.start();
+        }
+        signals.release();
+    }
+
+    /**
+     * Whether the intent being handled goes to the intake: inside a processor's batch only (an operator's retry of a
+     * parked event, or a test driving the worker, runs the work on its own thread), and only for a domain event.
+     */
+    public boolean accepts() {
+        if (work == null || closed.get() || !CurrentUnitOfWork.isStarted()) {
+            return false;
+        }
+        UnitOfWork<?> uow = CurrentUnitOfWork.get();
+        return uow.root() instanceof BatchingUnitOfWork<?> && uow.getMessage() instanceof DomainEventMessage<?>;
+    }
+
+    /** Queues the intent being handled, in the batch's transaction; the drainers hear of it once it commits. */
+    public void enqueue(ActivityIntent intent) {
+        UnitOfWork<?> uow = CurrentUnitOfWork.get();
+        DomainEventMessage<?> message = (DomainEventMessage<?>) uow.getMessage();
+        jdbc.update("INSERT INTO payment_intake (tenant_id, checkout_id, sequence_number) VALUES (?, ?, ?)"
+                        + " ON CONFLICT (checkout_id, sequence_number) DO NOTHING",
+                intent.tenantId() == null ? "" : intent.tenantId().value(), message.getAggregateIdentifier(),
+                message.getSequenceNumber());
+        AtomicLong inserted = uow.root().getOrComputeResource(batchKey, k -> {
+            AtomicLong n = new AtomicLong();
+            uow.root().afterCommit(u -> wake((int) Math.min(drainers, n.get())));
+            return n;
+        });
+        inserted.incrementAndGet();
+    }
+
+    /** Rows queued or running (the lease rule reads the row of one intent; this is for operators and tests). */
+    public long queued() {
+        Long n = jdbc.queryForObject("SELECT count(*) FROM payment_intake", Long.class);
+        return n == null ? 0 : n;
+    }
+
+    private void wake(int n) {
+        if (n > 0 && signals.availablePermits() < drainers) {
+            signals.release(n);
+        }
+    }
+
+    private void drainLoop() {
+        while (!closed.get()) {
+            boolean took;
+            try {
+                took = drainOne();
+            } catch (RuntimeException | Error e) {
+                took = false;
+                if (!closed.get()) {
+                    log.warn("Payment intake: a drain failed outside a call: {}", e.toString());
+                }
+            }
+            if (!took) {
+                idle();
+            }
+        }
+    }
+
+    /** Waits for a signal; one idle drainer at a time polls, the others wait for a signal (or a long while). */
+    private void idle() {
+        boolean scout = scouting.compareAndSet(false, true);
+        try {
+            signals.tryAcquire(scout ? poll.toMillis() : poll.toMillis() * 20, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            closed.set(true);
+        } finally {
+            if (scout) {
+                scouting.set(false);
+            }
+        }
+    }
+
+    /** Takes one row, fairly across tenants, and runs its call; false if no row was ready. */
+    boolean drainOne() {
+        Consumer<EventMessage<?>> dispatch = work;
+        if (dispatch == null) {
+            return false;
+        }
+        List<String> tenants = new ArrayList<>(jdbc.queryForList(TENANTS_READY, String.class));
+        if (tenants.isEmpty()) {
+            return false;
+        }
+        tenants.sort(Comparator.comparingLong(t -> lastServed.getOrDefault(t, 0L)));
+        AtomicReference<Row> taken = new AtomicReference<>();
+        AtomicReference<EventMessage<?>> intent = new AtomicReference<>();
+        DefaultUnitOfWork<Message<?>> unitOfWork = DefaultUnitOfWork.startAndGet(
+                new GenericMessage<>("payment intake"));
+        if (transactions != null) {
+            unitOfWork.attachTransaction(transactions);
+        }
+        for (CorrelationDataProvider provider : correlation.get()) {
+            unitOfWork.registerCorrelationDataProvider(provider);
+        }
+        try {
+            unitOfWork.execute(() -> {
+                Row row = claim(tenants);
+                if (row == null) {
+                    return;
+                }
+                taken.set(row);
+                // rollback handlers run in reverse order: this one before the transaction's releases the row's lock
+                CurrentUnitOfWork.get().onRollback(u -> failing.add(row.id()));
+                lastServed.put(row.tenant(), served.incrementAndGet());
+                wake(1); // another idle drainer looks for the next row while this one calls
+                DomainEventMessage<?> message = events.apply(row.checkout(), row.sequenceNumber());
+                if (message == null) {
+                    log.warn("Payment intake: no event {} of {}; row dropped", row.sequenceNumber(), row.checkout());
+                } else {
+                    intent.set(message);
+                    CurrentUnitOfWork.get().transformMessage(m -> message);
+                    dispatch.accept(message);
+                }
+                jdbc.update("DELETE FROM payment_intake WHERE id = ?", row.id());
+            });
+        } catch (RuntimeException | Error e) {
+            Row row = taken.get();
+            if (row == null) {
+                throw e;
+            }
+            try {
+                failed(row, intent.get(), e);
+            } finally {
+                failing.remove(row.id());
+            }
+        }
+        return taken.get() != null;
+    }
+
+    private Row claim(List<String> tenants) {
+        Long[] skipped = failing.toArray(Long[]::new);
+        for (String tenant : tenants) {
+            List<Row> rows = jdbc.query(con -> {
+                var statement = con.prepareStatement(CLAIM);
+                statement.setString(1, tenant);
+                statement.setArray(2, con.createArrayOf("bigint", skipped));
+                return statement;
+            }, (rs, i) -> new Row(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getInt(5)));
+            if (!rows.isEmpty()) {
+                return rows.get(0);
+            }
+        }
+        return null;
+    }
+
+    /**
+     * The call rolled back: parked (and the row removed), or retried from the intake after a back-off. The call had
+     * a transaction of its own, so a failure outside a savepoint ({@link io.durablecheckout.activities.Savepoints})
+     * is judged as its cause: nothing of the call remains to run again under savepoints.
+     */
+    private void failed(Row row, EventMessage<?> intent, Throwable thrown) {
+        Throwable failure = thrown instanceof io.durablecheckout.activities.Savepoints.RetryUnderSavepointException
+                && thrown.getCause() != null ? thrown.getCause() : thrown;
+        boolean parked = false;
+        if (intent != null) {
+            try {
+                parked = inTransaction(() -> {
+                    if (parking.get().park(intent, failure)) {
+                        jdbc.update("DELETE FROM payment_intake WHERE id = ?", row.id());
+                        return true;
+                    }
+                    return false;
+                });
+            } catch (RuntimeException e) {
+                log.warn("Payment intake: parking {} of {} failed, retried later: {}", row.sequenceNumber(),
+                        row.checkout(), e.toString());
+            }
+        }
+        if (parked) {
+            log.warn("Payment intake: the call for event {} of {} failed and was parked: {}", row.sequenceNumber(),
+                    row.checkout(), failure.toString());
+            return;
+        }
+        long backoff = Math.min(MAX_BACKOFF.toMillis(), 1000L << Math.min(row.attempts(), 5));
+        log.info("Payment intake: the call for event {} of {} failed (attempt {}), retried in {} ms: {}",
+                row.sequenceNumber(), row.checkout(), row.attempts() + 1, backoff, failure.toString());
+        try {
+            jdbc.update("UPDATE payment_intake SET attempts = attempts + 1, last_error = left(?, 1000),"
+                            + " not_before = now() + ? * interval '1 millisecond' WHERE id = ?",
+                    failure.toString(), backoff, row.id());
+        } catch (RuntimeException e) {
+            log.warn("Payment intake: could not record the failure of {} of {}: {}", row.sequenceNumber(),
+                    row.checkout(), e.toString()); // the row stays ready: retried at once
+        }
+    }
+
+    private <T> T inTransaction(Supplier<T> body) {
+        if (transactions == null) {
+            return body.get();
+        }
+        return transactions.fetchInTransaction(body);
+    }
+
+    /** Stops taking rows; calls in flight finish (bounded); a row cut off is taken again by a live drainer. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        signals.release(drainers);
+        long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        synchronized (this) {
+            for (Thread t : threads) {
+                try {
+                    t.join(Math.max(1, (until - System.nanoTime()) / 1_000_000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+}

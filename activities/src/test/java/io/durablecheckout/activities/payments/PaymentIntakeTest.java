@@ -1,0 +1,201 @@
+package io.durablecheckout.activities.payments;
+
+import io.durablecheckout.activities.PostgresTestSupport;
+import io.durablecheckout.activities.TestIntents;
+import io.durablecheckout.api.checkout.PaymentAuthorizationRequestedEvent;
+import io.durablecheckout.api.values.CheckoutId;
+import io.durablecheckout.api.values.Money;
+import io.durablecheckout.api.values.Step;
+import io.durablecheckout.api.values.TenantId;
+import org.axonframework.eventhandling.DomainEventMessage;
+import org.axonframework.eventhandling.EventMessage;
+import org.axonframework.eventhandling.GenericDomainEventMessage;
+import org.axonframework.eventhandling.GenericEventMessage;
+import org.axonframework.messaging.MetaData;
+import org.axonframework.messaging.ResultMessage;
+import org.axonframework.messaging.correlation.CorrelationDataProvider;
+import org.axonframework.messaging.unitofwork.BatchingUnitOfWork;
+import org.axonframework.messaging.unitofwork.CurrentUnitOfWork;
+import org.axonframework.messaging.unitofwork.DefaultUnitOfWork;
+import org.axonframework.spring.messaging.unitofwork.SpringTransactionManager;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The payments intake on a real PostgreSQL (decision 132): rows are queued only inside a processor's batch, drained
+ * round robin over tenants rather than in insertion order, one checkout's rows in order and never two calls for one
+ * row at once; a failed call is retried from the intake after a back-off, or parked and removed.
+ */
+class PaymentIntakeTest extends PostgresTestSupport {
+
+    private final Map<String, DomainEventMessage<?>> events = new ConcurrentHashMap<>();
+    private final List<String> parked = new CopyOnWriteArrayList<>();
+    private PaymentIntake intake;
+
+    @BeforeEach
+    void empty() {
+        jdbc.update("DELETE FROM payment_intake");
+    }
+
+    @AfterEach
+    void close() {
+        if (intake != null) {
+            intake.close();
+        }
+    }
+
+    private PaymentIntake intake(int drainers, Consumer<EventMessage<?>> work,
+                                 List<CorrelationDataProvider> correlation) {
+        intake = new PaymentIntake(jdbc, new SpringTransactionManager(transactionManager), () -> correlation,
+                (checkout, seq) -> events.get(checkout + "#" + seq),
+                () -> (intent, failure) -> {
+                    if (String.valueOf(failure.getMessage()).contains("poison")) {
+                        parked.add(((DomainEventMessage<?>) intent).getAggregateIdentifier());
+                        return true;
+                    }
+                    return false;
+                }, drainers, Duration.ofMillis(100));
+        intake.drainInto(work);
+        return intake;
+    }
+
+    /** The event a processor delivers: the intent as event {@code seq} of its checkout. */
+    private DomainEventMessage<?> event(String tenant, String checkout, long seq) {
+        CheckoutId id = new CheckoutId(checkout);
+        PaymentAuthorizationRequestedEvent intent = new PaymentAuthorizationRequestedEvent(id, new TenantId(tenant),
+                new Money(100, "EUR"), "tok", TestIntents.lease(id, Step.AUTHORIZE_PAYMENT, seq));
+        DomainEventMessage<?> message = new GenericDomainEventMessage<>("Checkout", checkout, seq, intent,
+                MetaData.with("traceId", "trace-" + checkout));
+        events.put(checkout + "#" + seq, message);
+        return message;
+    }
+
+    /** A processor-like batch that queues each event's intent, committing in a transaction of its own. */
+    private void queue(List<DomainEventMessage<?>> delivered) {
+        BatchingUnitOfWork<EventMessage<?>> batch = new BatchingUnitOfWork<>(new ArrayList<>(delivered));
+        batch.attachTransaction(new SpringTransactionManager(transactionManager));
+        ResultMessage<?> result = batch.executeWithResult(() -> {
+            assertThat(intake.accepts()).isTrue();
+            intake.enqueue((PaymentAuthorizationRequestedEvent) CurrentUnitOfWork.get().getMessage().getPayload());
+            return null;
+        });
+        assertThat(result.isExceptional()).as(String.valueOf(result.optionalExceptionResult())).isFalse();
+    }
+
+    private static String checkoutOf(EventMessage<?> m) {
+        return ((DomainEventMessage<?>) m).getAggregateIdentifier();
+    }
+
+    @Test
+    void a_second_tenants_rows_are_taken_next_not_after_the_first_tenants_queue() {
+        List<String> order = new CopyOnWriteArrayList<>();
+        intake(1, m -> order.add(checkoutOf(m)), List.of());
+        List<DomainEventMessage<?>> rows = new ArrayList<>();
+        for (int i = 1; i <= 6; i++) {
+            rows.add(event("flooder", "a" + i, 3));
+        }
+        rows.add(event("shop", "b1", 3));
+        rows.add(event("shop", "b2", 3));
+        queue(rows);
+        assertThat(intake.queued()).isEqualTo(8);
+        intake.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> order.size() == 8);
+        assertThat(order.subList(0, 4)).as("round robin over the tenants with rows, not insertion order")
+                .contains("b1", "b2");
+        assertThat(order.stream().filter(c -> c.startsWith("a")).toList()).as("a tenant's own rows in its order")
+                .containsExactly("a1", "a2", "a3", "a4", "a5", "a6");
+        assertThat(intake.queued()).isZero();
+    }
+
+    @Test
+    void one_checkouts_rows_keep_their_order_and_no_row_is_called_twice_at_once() {
+        List<String> order = new CopyOnWriteArrayList<>();
+        Map<String, AtomicInteger> running = new ConcurrentHashMap<>();
+        AtomicInteger mostAtOnce = new AtomicInteger();
+        intake(4, m -> {
+            DomainEventMessage<?> e = (DomainEventMessage<?>) m;
+            int now = running.computeIfAbsent(e.getAggregateIdentifier(), k -> new AtomicInteger()).incrementAndGet();
+            mostAtOnce.accumulateAndGet(now, Math::max);
+            if (e.getSequenceNumber() == 1) {
+                await().pollDelay(Duration.ofMillis(300)).until(() -> true); // the earliest is the slow one
+            }
+            order.add(e.getAggregateIdentifier() + "#" + e.getSequenceNumber());
+            running.get(e.getAggregateIdentifier()).decrementAndGet();
+        }, List.of());
+        queue(List.of(event("t", "c", 1), event("t", "c", 2), event("t", "d", 1), event("t", "c", 3),
+                event("t", "d", 2)));
+        intake.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> order.size() == 5);
+        assertThat(order.stream().filter(s -> s.startsWith("c#")).toList()).containsExactly("c#1", "c#2", "c#3");
+        assertThat(order.stream().filter(s -> s.startsWith("d#")).toList()).containsExactly("d#1", "d#2");
+        assertThat(mostAtOnce).as("one call at a time per checkout").hasValue(1);
+    }
+
+    @Test
+    void each_call_runs_in_a_unit_of_work_with_the_events_message_and_correlation_data() {
+        CorrelationDataProvider traced = message -> Map.of("traceId", message.getMetaData().get("traceId"));
+        AtomicReference<Object> seen = new AtomicReference<>();
+        AtomicReference<MetaData> created = new AtomicReference<>();
+        intake(2, m -> {
+            seen.set(CurrentUnitOfWork.get().getMessage());
+            created.set(GenericEventMessage.asEventMessage("result").getMetaData());
+        }, List.of(traced));
+        DomainEventMessage<?> delivered = event("t", "e", 4);
+        queue(List.of(delivered));
+        intake.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> seen.get() != null);
+        assertThat(seen.get()).isSameAs(delivered);
+        assertThat(created.get()).containsEntry("traceId", "trace-e");
+    }
+
+    @Test
+    void a_failed_call_is_retried_after_a_back_off_and_a_poison_one_is_parked_and_removed() {
+        AtomicInteger attempts = new AtomicInteger();
+        List<String> done = new CopyOnWriteArrayList<>();
+        intake(2, m -> {
+            String checkout = checkoutOf(m);
+            if (checkout.equals("flaky") && attempts.incrementAndGet() == 1) {
+                jdbc.update("INSERT INTO payment_intake (tenant_id, checkout_id, sequence_number) VALUES"
+                        + " ('t', 'rolled-back', 1)"); // in the call's transaction: rolled back with it
+                throw new IllegalStateException("connection lost");
+            }
+            if (checkout.equals("bad")) {
+                throw new IllegalStateException("poison: provider_reference is too long");
+            }
+            done.add(checkout);
+        }, List.of());
+        queue(List.of(event("t", "flaky", 2), event("t", "bad", 2)));
+        intake.start();
+        await().atMost(Duration.ofSeconds(5)).until(() -> parked.contains("bad"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> done.contains("flaky"));
+        assertThat(attempts).as("retried once, after its back-off").hasValue(2);
+        assertThat(parked).containsExactly("bad");
+        assertThat(intake.queued()).as("both rows gone, the failed call's write rolled back").isZero();
+    }
+
+    @Test
+    void outside_a_processors_batch_nothing_is_queued() {
+        intake(1, m -> { }, List.of());
+        assertThat(intake.accepts()).as("no unit of work").isFalse();
+        DefaultUnitOfWork<?> retry = DefaultUnitOfWork.startAndGet(event("t", "r", 1));
+        try {
+            assertThat(intake.accepts()).as("an operator's retry of a parked event").isFalse();
+        } finally {
+            retry.commit();
+        }
+    }
+}
