@@ -154,7 +154,16 @@ public final class PaymentIntake implements AutoCloseable {
         inserted.incrementAndGet();
     }
 
-    /** Rows queued or running (the lease rule reads the row of one intent; this is for operators and tests). */
+    /**
+     * Whether event {@code sequenceNumber} of {@code checkoutId} is still in the intake, queued or in a call: an
+     * intent its worker has not passed (lease rule 2 reads it; static, for a process that runs no payments).
+     */
+    public static boolean holds(JdbcTemplate jdbc, String checkoutId, long sequenceNumber) {
+        return Boolean.TRUE.equals(jdbc.queryForObject("SELECT EXISTS (SELECT 1 FROM payment_intake"
+                + " WHERE checkout_id = ? AND sequence_number = ?)", Boolean.class, checkoutId, sequenceNumber));
+    }
+
+    /** Rows queued or in a call. */
     public long queued() {
         Long n = jdbc.queryForObject("SELECT count(*) FROM payment_intake", Long.class);
         return n == null ? 0 : n;

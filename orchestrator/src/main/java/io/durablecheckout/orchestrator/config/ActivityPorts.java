@@ -72,9 +72,8 @@ class ActivityPorts {
     static IntentProgress progressOf(JdbcTemplate jdbc, Serializer serializer) {
         ProcessorPositions positions = new ProcessorPositions(jdbc, serializer);
         return (checkout, step, sequenceNumber) -> positions.passed(processorOf(step), checkout.value(), sequenceNumber)
-                && !(PaymentsWorker.PROCESSING_GROUP.equals(processorOf(step)) && Boolean.TRUE.equals(jdbc.queryForObject(
-                        "SELECT EXISTS (SELECT 1 FROM payment_intake WHERE checkout_id = ? AND sequence_number = ?)",
-                        Boolean.class, checkout.value(), sequenceNumber)));
+                && !(PaymentsWorker.PROCESSING_GROUP.equals(processorOf(step))
+                        && PaymentIntake.holds(jdbc, checkout.value(), sequenceNumber));
     }
 
     /**
