@@ -147,7 +147,7 @@ public class ActivitiesAutoConfiguration {
                 },
                 (checkout, sequence) -> axon.getObject().eventStore().readEvents(checkout, sequence).asStream()
                         .filter(e -> e.getSequenceNumber() == sequence).findFirst().orElse(null),
-                () -> parking.getIfAvailable(() -> (intent, failure) -> false),
+                () -> parking.getIfAvailable(() -> io.durablecheckout.activities.payments.PaymentIntake.Parking.NONE),
                 properties.maxConcurrentCalls(), java.time.Duration.ofMillis(250));
     }
 

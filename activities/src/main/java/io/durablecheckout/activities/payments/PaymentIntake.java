@@ -50,10 +50,30 @@ public final class PaymentIntake implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(PaymentIntake.class);
 
-    /** Where a failed call goes: parked (true; the row is then removed) or retried from the intake later (false). */
-    @FunctionalInterface
+    /** Where failed calls are parked, where operators see them (the payments processor's dead-letter queue). */
     public interface Parking {
+
+        /** Parks a failed call (true; the row is then removed), or leaves it to be retried from the intake (false). */
         boolean park(EventMessage<?> intent, Throwable failure);
+
+        /**
+         * Parks the intent behind its checkout's parked events, if it has any (true: no call, the row is removed), as
+         * the processor would: a checkout's later events wait behind a parked one.
+         */
+        boolean parkBehind(EventMessage<?> intent);
+
+        /** Nothing parked: a failed call is retried from the intake. */
+        Parking NONE = new Parking() {
+            @Override
+            public boolean park(EventMessage<?> intent, Throwable failure) {
+                return false;
+            }
+
+            @Override
+            public boolean parkBehind(EventMessage<?> intent) {
+                return false;
+            }
+        };
     }
 
     /** A queued row. */
@@ -245,7 +265,9 @@ public final class PaymentIntake implements AutoCloseable {
                 } else {
                     intent.set(message);
                     CurrentUnitOfWork.get().transformMessage(m -> message);
-                    dispatch.accept(message);
+                    if (!parking.get().parkBehind(message)) {
+                        dispatch.accept(message);
+                    }
                 }
                 jdbc.update("DELETE FROM payment_intake WHERE id = ?", row.id());
             });

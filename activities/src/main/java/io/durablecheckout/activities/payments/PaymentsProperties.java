@@ -13,9 +13,9 @@ import java.time.Duration;
  *                       application's port does not serve the simulator)
  * @param connectTimeout failing to connect means the request was never delivered: retryable
  * @param requestTimeout no answer within it means the outcome is unknown, never declined
- * @param maxConcurrentCalls provider calls in flight at once, on threads of their own ({@link ProviderCalls}); the
- *                       payments processor hands each intent over and goes on, its batch committing once they
- *                       ended (decision 123); 0: on the processor's thread
+ * @param maxConcurrentCalls provider calls in flight at once per node: the payments intake's drainers
+ *                       ({@link PaymentIntake}, decision 132; resolutions: {@link ProviderCalls}, decision 123); 0: on
+ *                       the processor's thread
  */
 @ConfigurationProperties("checkout.payments")
 public record PaymentsProperties(String providerUrl,

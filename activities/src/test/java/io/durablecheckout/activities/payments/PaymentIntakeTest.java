@@ -62,12 +62,25 @@ class PaymentIntakeTest extends PostgresTestSupport {
                                  List<CorrelationDataProvider> correlation) {
         intake = new PaymentIntake(jdbc, new SpringTransactionManager(transactionManager), () -> correlation,
                 (checkout, seq) -> events.get(checkout + "#" + seq),
-                () -> (intent, failure) -> {
-                    if (String.valueOf(failure.getMessage()).contains("poison")) {
-                        parked.add(((DomainEventMessage<?>) intent).getAggregateIdentifier());
+                () -> new PaymentIntake.Parking() {
+                    @Override
+                    public boolean park(EventMessage<?> intent, Throwable failure) {
+                        if (String.valueOf(failure.getMessage()).contains("poison")) {
+                            parked.add(name(intent));
+                            return true;
+                        }
+                        return false;
+                    }
+
+                    @Override
+                    public boolean parkBehind(EventMessage<?> intent) {
+                        String checkout = checkoutOf(intent);
+                        if (parked.stream().noneMatch(p -> p.startsWith(checkout + "#"))) {
+                            return false;
+                        }
+                        parked.add(name(intent));
                         return true;
                     }
-                    return false;
                 }, drainers, Duration.ofMillis(100));
         intake.drainInto(work);
         return intake;
@@ -94,6 +107,10 @@ class PaymentIntakeTest extends PostgresTestSupport {
             return null;
         });
         assertThat(result.isExceptional()).as(String.valueOf(result.optionalExceptionResult())).isFalse();
+    }
+
+    private static String name(EventMessage<?> m) {
+        return checkoutOf(m) + "#" + ((DomainEventMessage<?>) m).getSequenceNumber();
     }
 
     private static String checkoutOf(EventMessage<?> m) {
@@ -173,18 +190,20 @@ class PaymentIntakeTest extends PostgresTestSupport {
                         + " ('t', 'rolled-back', 1)"); // in the call's transaction: rolled back with it
                 throw new IllegalStateException("connection lost");
             }
-            if (checkout.equals("bad")) {
+            if (name(m).equals("bad#2")) { // its later intent would succeed: it must not run
                 throw new IllegalStateException("poison: provider_reference is too long");
             }
             done.add(checkout);
         }, List.of());
-        queue(List.of(event("t", "flaky", 2), event("t", "bad", 2)));
+        queue(List.of(event("t", "flaky", 2), event("t", "bad", 2), event("t", "bad", 5)));
         intake.start();
-        await().atMost(Duration.ofSeconds(5)).until(() -> parked.contains("bad"));
+        await().atMost(Duration.ofSeconds(5)).until(() -> parked.contains("bad#5"));
         await().atMost(Duration.ofSeconds(10)).until(() -> done.contains("flaky"));
         assertThat(attempts).as("retried once, after its back-off").hasValue(2);
-        assertThat(parked).containsExactly("bad");
-        assertThat(intake.queued()).as("both rows gone, the failed call's write rolled back").isZero();
+        assertThat(parked).as("the checkout's later intent parked behind, not called")
+                .containsExactly("bad#2", "bad#5");
+        assertThat(done).containsExactly("flaky");
+        assertThat(intake.queued()).as("every row gone, the failed call's write rolled back").isZero();
     }
 
     @Test

@@ -14,6 +14,10 @@ import io.durablecheckout.orchestrator.dashboard.ProviderLookup;
 import io.durablecheckout.orchestrator.deadletter.GuardedRetry;
 import io.durablecheckout.orchestrator.deadletter.PoisonEventPolicy;
 import io.durablecheckout.orchestrator.web.StockAdmin;
+import org.axonframework.eventhandling.DomainEventMessage;
+import org.axonframework.eventhandling.EventMessage;
+import org.axonframework.messaging.deadletter.GenericDeadLetter;
+import org.axonframework.messaging.deadletter.SequencedDeadLetterQueue;
 import org.axonframework.serialization.Serializer;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
@@ -79,29 +83,44 @@ class ActivityPorts {
     /**
      * A drained payment call that failed: the database's trouble is retried from the intake; anything else is parked
      * in the payments processor's dead-letter queue, by the policy and with the cause its processor would record, so
-     * operators see and retry it with the other parked events (decision 132).
+     * operators see and retry it with the other parked events; a checkout's later intents park behind it (decision
+     * 132). Sequenced as the processor's queue is: by the checkout.
      */
     @Bean
     PaymentIntake.Parking paymentIntakeParking(ObjectProvider<org.axonframework.config.Configuration> axon) {
         PoisonEventPolicy policy = new PoisonEventPolicy();
-        return (intent, failure) -> {
-            if (PoisonEventPolicy.isTransient(failure)) {
-                return false;
+        return new PaymentIntake.Parking() {
+            @Override
+            public boolean park(EventMessage<?> intent, Throwable failure) {
+                if (PoisonEventPolicy.isTransient(failure) || !(intent instanceof DomainEventMessage<?> event)) {
+                    return false;
+                }
+                var queue = queue();
+                if (queue == null) {
+                    return false;
+                }
+                String sequence = event.getAggregateIdentifier();
+                GenericDeadLetter<EventMessage<?>> letter = new GenericDeadLetter<>(sequence, intent);
+                var decision = policy.decide(letter, failure);
+                if (!decision.shouldEnqueue()) {
+                    return false;
+                }
+                queue.enqueue(sequence, decision.enqueueCause().map(letter::withCause).orElse(letter));
+                return true;
             }
-            var queue = axon.getObject().eventProcessingConfiguration()
-                    .deadLetterQueue(PaymentsWorker.PROCESSING_GROUP).orElse(null);
-            if (queue == null || !(intent instanceof org.axonframework.eventhandling.DomainEventMessage<?> event)) {
-                return false;
+
+            @Override
+            public boolean parkBehind(EventMessage<?> intent) {
+                var queue = queue();
+                return queue != null && intent instanceof DomainEventMessage<?> event
+                        && queue.enqueueIfPresent(event.getAggregateIdentifier(),
+                                () -> new GenericDeadLetter<>(event.getAggregateIdentifier(), intent));
             }
-            String sequence = event.getAggregateIdentifier(); // the processor's sequencing policy: the checkout
-            var letter = new org.axonframework.messaging.deadletter.GenericDeadLetter<org.axonframework.eventhandling.EventMessage<?>>(
-                    sequence, intent);
-            var decision = policy.decide(letter, failure);
-            if (!decision.shouldEnqueue()) {
-                return false;
+
+            private SequencedDeadLetterQueue<EventMessage<?>> queue() {
+                return axon.getObject().eventProcessingConfiguration()
+                        .deadLetterQueue(PaymentsWorker.PROCESSING_GROUP).orElse(null);
             }
-            queue.enqueue(sequence, decision.enqueueCause().map(letter::withCause).orElse(letter));
-            return true;
         };
     }
 

@@ -39,8 +39,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *   event whose transaction commits after the processor's first read with a lower global index;</li>
  *   <li>the saga's segments are partitioned by checkout (only the segment a checkout's id falls in handles its
  *   events); payments and receipts run on a few so one slow provider call does not hold up every checkout;
- *   payments' batches of 8 on 4 segments let its 32 provider calls be in flight at once (a batch commits once its
- *   calls ended: {@code ProviderCalls});</li>
+ *   payments only queues its intents in the payments intake, whose drainers make the provider calls
+ *   ({@code PaymentIntake}, decision 132);</li>
  *   <li>inventory runs on one segment: it is the only writer of the shared stock rows, and a batch locks the rows of
  *   several checkouts in one transaction, so two segments' batches took the same rows in opposite orders and
  *   deadlocked (PostgreSQL aborts one; the segment backs off and re-runs its batch, seconds of stall at 64 in flight,
