@@ -35,8 +35,8 @@ import org.springframework.stereotype.Component;
 /**
  * Executes payment intents: the processor queues each one in the {@link PaymentIntake} and goes on; the intake's
  * drainers (a bounded number of provider calls in flight, each in a transaction of its own) take them fairly across
- * tenants (decision 132). Resolutions, and intents outside a processor's batch, go to {@link ProviderCalls}. The mapping that
- * matters: a timeout or PENDING is reported as outcome-unknown (never declined), a request for the customer (3-D
+ * tenants (decision 132). Resolutions, and intents outside a processor's batch, go to {@link ProviderCalls}. The
+ * mapping that matters: a timeout or PENDING is reported as outcome-unknown (never declined), a request for the customer (3-D
  * Secure) as such, and only a request the provider certainly did not process becomes a retryable attempt failure.
  */
 @Component
