@@ -264,6 +264,8 @@ public final class RecordedInputs {
             return c.observedAt();
         } else if (command instanceof io.durablecheckout.api.command.CapturePaymentCommand c) {
             return c.requestedAt();
+        } else if (command instanceof io.durablecheckout.api.command.RearmOverdueTimersCommand c) {
+            return c.observedAt();
         }
         throw new IllegalArgumentException("unknown command " + command.getClass().getName());
     }
