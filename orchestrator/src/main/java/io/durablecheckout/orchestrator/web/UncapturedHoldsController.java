@@ -45,18 +45,18 @@ public class UncapturedHoldsController {
      * @param holdExpiresAt when the provider releases the hold by itself: not recorded for these checkouts (their
      *                      confirmation named no hold), so {@code null}; Stripe releases card holds after about 7 days
      */
-    public record Hold(String checkoutId, String tenantId, Amount amount, Instant createdAt, Instant completedAt,
-                       long ageSeconds, Instant holdExpiresAt, long version) {
+    public record UncapturedHold(String checkoutId, String tenantId, HoldAmount amount, Instant createdAt,
+                                 Instant completedAt, long ageSeconds, Instant holdExpiresAt, long version) {
     }
 
-    public record Amount(long minor, String currency) {
+    public record HoldAmount(long minor, String currency) {
     }
 
-    public record Page(List<Hold> holds, String nextCursor) {
+    public record UncapturedHoldsPage(List<UncapturedHold> holds, String nextCursor) {
     }
 
     @GetMapping
-    public Page list(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller,
+    public UncapturedHoldsPage list(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller,
                      @RequestParam(required = false) String tenant,
                      @RequestParam(required = false) String cursor,
                      @RequestParam(defaultValue = "50") int limit) {
@@ -86,22 +86,22 @@ public class UncapturedHoldsController {
         sql.append(" ORDER BY created_at, checkout_id LIMIT ?");
         args.add(limit + 1);
         Instant now = clock.instant();
-        List<Hold> holds = jdbc.query(sql.toString(), (rs, n) -> {
+        List<UncapturedHold> holds = jdbc.query(sql.toString(), (rs, n) -> {
             Instant created = rs.getTimestamp("created_at").toInstant();
             String completed = rs.getString("completed_at");
-            return new Hold(rs.getString("checkout_id"), rs.getString("tenant_id"),
-                    new Amount(rs.getLong("minor"), rs.getString("currency")), created,
+            return new UncapturedHold(rs.getString("checkout_id"), rs.getString("tenant_id"),
+                    new HoldAmount(rs.getLong("minor"), rs.getString("currency")), created,
                     completed == null ? null : Instant.parse(completed),
                     Math.max(0, Duration.between(created, now).toSeconds()), null, rs.getLong("version"));
         }, args.toArray());
         String next = null;
         if (holds.size() > limit) {
             holds = holds.subList(0, limit);
-            Hold last = holds.get(limit - 1);
+            UncapturedHold last = holds.get(limit - 1);
             next = Base64.getUrlEncoder().withoutPadding().encodeToString((last.createdAt() + "|" + last.checkoutId())
                     .getBytes(StandardCharsets.UTF_8));
         }
-        return new Page(List.copyOf(holds), next);
+        return new UncapturedHoldsPage(List.copyOf(holds), next);
     }
 
     private static String[] decode(String cursor) {
