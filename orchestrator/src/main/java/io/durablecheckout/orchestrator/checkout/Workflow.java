@@ -410,10 +410,9 @@ public final class Workflow {
             new Policy("customer's part", "an authorization that needs the customer (3-D Secure) waits in "
                     + "`customer_action_required` (the API answer carries the provider's next action) until the provider's "
                     + "notification settles it, or `customer-action-timeout` passes: then it is cancelled (void, stock release)"),
-            new Policy("operator's payment operations", "on a completed checkout, one at a time, each under an "
-                    + "operation id of its own that leaves it completed (retries, leases and fencing as every step): a "
-                    + "partial refund of at most what was captured less what was refunded (a cancel then refunds the "
-                    + "rest); for a checkout completed under rules 2, the capture or release (void) of its hold"),
+            new Policy("operator's payment operations", "on a completed checkout, one at a time, under an "
+                    + "operation id of its own that leaves it completed: a partial refund (at most captured less "
+                    + "refunded; a cancel refunds the rest), or a rules 2 hold's capture or release"),
             new Policy("provider notifications", "a notification settles an unknown payment outcome; it never "
                     + "overrides a recorded one (a dispute instead), and is held as evidence while an operator or a "
                     + "compensation owns the checkout"));
