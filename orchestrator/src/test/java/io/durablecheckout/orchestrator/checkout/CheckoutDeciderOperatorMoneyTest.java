@@ -304,6 +304,20 @@ class CheckoutDeciderOperatorMoneyTest {
         }
 
         @Test
+        void an_unknown_capture_is_asked_again_under_its_own_operation_id() {
+            Instant at = AT.plusSeconds(1);
+            Instant retryAt = at.plus(POLICY.retryDelay(1));
+            given(legacyCompleted(), new PaymentOperationOrderedEvent(ID, Step.CAPTURE_PAYMENT, HOLD_CAPTURE, AMOUNT),
+                    new PaymentCaptureRequestedEvent(ID, TENANT, op(Step.AUTHORIZE_PAYMENT), AMOUNT,
+                            opLease(HOLD_CAPTURE, 1, 1, AT)))
+                    .when(record(new io.durablecheckout.api.activity.PaymentCaptureOutcomeUnknownEvent(ID, HOLD_CAPTURE,
+                            token(1), "read timed out"), at))
+                    .events(new ActivityRetryScheduledEvent(ID, Step.CAPTURE_PAYMENT, HOLD_CAPTURE, 1, retryAt,
+                            "capture outcome unknown: read timed out"))
+                    .schedules(retryTimer(Step.CAPTURE_PAYMENT, 1, retryAt));
+        }
+
+        @Test
         void a_declined_capture_is_recorded_and_the_hold_can_still_be_released() {
             List<Object> capturing = concat(legacyCompleted(),
                     new PaymentOperationOrderedEvent(ID, Step.CAPTURE_PAYMENT, HOLD_CAPTURE, AMOUNT),
@@ -359,6 +373,7 @@ class CheckoutDeciderOperatorMoneyTest {
 
         @Test
         void a_checkout_under_today_s_rules_holds_no_legacy_hold() {
+            assertThat(Workflow.legacyHold(facts(awaitingCaptureHistory()))).isFalse(); // rules 3, nothing captured
             given(completedHistory())
                     .when(new SettleHoldCommand(ID, true, null, AT))
                     .refusedWithMessage("This checkout holds no legacy authorization: it was created under rules "
