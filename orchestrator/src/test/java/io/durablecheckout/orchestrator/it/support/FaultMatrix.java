@@ -354,6 +354,8 @@ public final class FaultMatrix {
         NodeProcess node(String node, List<String> extra) throws IOException {
             List<String> args = new ArrayList<>(NODE_ARGS);
             args.add("--checkout.processing.node-id=" + node);
+            // each deadline that ran, by node: what tells a deadline that fired and changed nothing from a lost one
+            args.add("--checkout.deadlines.execution-log=true");
             args.addAll(extra);
             if (edges != null) args.addAll(edges.nodeArgs());
             // -Dmatrix.node-args="--a=b --c=d": appended to every node's arguments (e.g. to run a scenario as a mutant)

@@ -143,7 +143,14 @@ public final class InvariantChecker {
                            'none'),
                        'last events: ' || (SELECT string_agg(substring(e.payloadtype FROM '[^.]*$'), ' < ')
                            FROM (SELECT payloadtype FROM domainevententry WHERE aggregateidentifier = s.checkout_id
-                                 ORDER BY sequencenumber DESC LIMIT 4) e)
+                                 ORDER BY sequencenumber DESC LIMIT 4) e),
+                       'history: ' || (SELECT string_agg(e.sequencenumber || ' ' || substring(e.payloadtype FROM '[^.]*$')
+                           || ' ' || e.timestamp, ', ' ORDER BY e.sequencenumber)
+                           FROM domainevententry e WHERE e.aggregateidentifier = s.checkout_id),
+                       'its deadlines that ran: ' || coalesce((SELECT string_agg(x.deadline_name || ' on ' || x.node_id
+                           || ' at ' || x.executed_at, ', ' ORDER BY x.id) FROM deadline_executions x
+                           WHERE EXISTS (SELECT 1 FROM domainevententry e WHERE e.aggregateidentifier = s.checkout_id
+                                         AND position(convert_to(x.task_instance, 'UTF8') IN e.metadata) > 0)), 'none')
                 FROM checkout_summary s
                 WHERE NOT s.terminal AND s.next_deadline < now() - interval '60 seconds'""");
         // 5. Compensations are new operations with their own idempotency keys.
