@@ -63,6 +63,9 @@ public class Checkout {
     @CommandHandler public void handle(RequestCancellationCommand c, DeadlineManager d) { decide(c, c.requestedAt(), d); }
     @CommandHandler public void handle(ResolveManualReviewCommand c, DeadlineManager d) { decide(c, c.resolvedAt(), d); }
     @CommandHandler public void handle(RetryActivityCommand c, DeadlineManager d) { decide(c, c.requestedAt(), d); }
+    @CommandHandler public void handle(io.durablecheckout.api.command.RearmOverdueTimersCommand c, DeadlineManager d) {
+        decide(c, c.observedAt(), d);
+    }
     @CommandHandler public void handle(io.durablecheckout.api.command.CapturePaymentCommand c, DeadlineManager d) {
         decide(c, c.requestedAt(), d);
     }

@@ -32,6 +32,7 @@ import io.durablecheckout.api.checkout.OperatorRetryRequestedEvent;
 import io.durablecheckout.api.checkout.PaymentOutcomeDisputedEvent;
 import io.durablecheckout.api.checkout.PaymentReconciliationScheduledEvent;
 import io.durablecheckout.api.checkout.ProviderNotificationHeldEvent;
+import io.durablecheckout.api.command.RearmOverdueTimersCommand;
 import io.durablecheckout.api.command.RecordActivityResultCommand;
 import io.durablecheckout.api.command.RecordProviderNotificationCommand;
 import io.durablecheckout.api.command.RenewLeaseCommand;
@@ -149,6 +150,8 @@ public final class CheckoutDecider {
             d.retryDue(e, now);
         } else if (input instanceof ReconciliationDue e) {
             d.reconciliationDue(e, now);
+        } else if (input instanceof RearmOverdueTimersCommand) {
+            d.rearm(now);
         } else {
             throw new IllegalArgumentException("not an input of a started checkout: " + input);
         }
@@ -511,6 +514,36 @@ public final class CheckoutDecider {
             return;
         }
         reissue(expiry.step(), dueAt); // same operation id, next token: the old owner is fenced out
+    }
+
+    /**
+     * The timer watchdog found the checkout past its next deadline with no deadline row left (decision 135): every
+     * timer the state still waits for is scheduled again, a retry or lookup due now, a lease, hold or customer's time
+     * at its recorded end, and decides when it fires as it would have. Each timer's handler checks it against the
+     * state, so one that was not lost after all fires twice and the second changes nothing. Appends nothing; a finished
+     * checkout's runs are done and it waits for nothing.
+     */
+    private void rearm(Instant now) {
+        for (Step step : Step.values()) {
+            Run run = s.run(step);
+            if (run == null) {
+                continue;
+            }
+            if (run.status() == Status.WAITING_RETRY) {
+                schedule.add(Timer.retry(step, run.lease().fencingToken(), now));
+            } else if (run.inFlight()) {
+                schedule.add(leaseTimer(step, run.lease()));
+            }
+        }
+        if (s.state() == CheckoutState.RECONCILIATION_PENDING) {
+            schedule.add(Timer.lookup(s.scheduledLookup(), now));
+        }
+        if (s.holdOpen()) {
+            schedule.add(Timer.holdExpiry(s.holdExpiresAt()));
+        }
+        if (s.state() == CheckoutState.CUSTOMER_ACTION_REQUIRED) { // its until recorded by the event that set it
+            schedule.add(Timer.customerAction(s.customerActionUntil()));
+        }
     }
 
     private void retryDue(RetryDue due, Instant dueAt) {

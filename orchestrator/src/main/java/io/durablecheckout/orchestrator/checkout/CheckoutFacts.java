@@ -83,6 +83,8 @@ public final class CheckoutFacts {
     /** The hold's deadline is scheduled and the checkout has not ended (completed or cancelled) since. */
     private boolean holdOpen;
     private int scheduledLookup;
+    /** Until when the customer may act (3-D Secure), as the provider's request was recorded; {@code null}: none. */
+    private Instant customerActionUntil;
     private int lookupBudgetStart;
     private Step blockedStep;
     /** The payment outcome once known from any evidence (worker, lookup, provider notification, operator). */
@@ -161,6 +163,8 @@ public final class CheckoutFacts {
             }
         } else if (event instanceof PaymentReconciliationScheduledEvent e) {
             scheduledLookup = e.lookupNumber();
+        } else if (event instanceof io.durablecheckout.api.checkout.CustomerActionRequiredEvent e) {
+            customerActionUntil = e.until();
         } else if (event instanceof ReceiptSentEvent) {
             receiptSent = true;
         } else if (event instanceof CheckoutCancellationRequestedEvent e) {
@@ -251,6 +255,10 @@ public final class CheckoutFacts {
 
     String cancelDetail() {
         return cancelDetail;
+    }
+
+    Instant customerActionUntil() {
+        return customerActionUntil;
     }
 
     int scheduledLookup() {
@@ -355,6 +363,7 @@ public final class CheckoutFacts {
         c.holdExpiresAt = holdExpiresAt;
         c.holdOpen = holdOpen;
         c.scheduledLookup = scheduledLookup;
+        c.customerActionUntil = customerActionUntil;
         c.lookupBudgetStart = lookupBudgetStart;
         c.blockedStep = blockedStep;
         c.paymentOutcome = paymentOutcome;

@@ -268,6 +268,8 @@ public final class RecordedInputs {
             return c.requestedAt();
         } else if (command instanceof io.durablecheckout.api.command.SettleHoldCommand c) {
             return c.requestedAt();
+        } else if (command instanceof io.durablecheckout.api.command.RearmOverdueTimersCommand c) {
+            return c.observedAt();
         }
         throw new IllegalArgumentException("unknown command " + command.getClass().getName());
     }
