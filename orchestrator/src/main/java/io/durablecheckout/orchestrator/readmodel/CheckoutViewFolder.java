@@ -258,8 +258,10 @@ public final class CheckoutViewFolder {
                 && (done != null || event instanceof PaymentCaptureFailedEvent)) {
             v.waiting = null; // an operator's payment operation on the completed checkout concluded
         }
-        // An open dispute keeps even a completed or cancelled checkout in front of operators.
-        v.terminal = CheckoutState.valueOf(v.state.toUpperCase()).isTerminal() && v.manualReview == null;
+        // An open dispute keeps even a completed or cancelled checkout in front of operators, and so does an operator's
+        // payment operation still running on a completed one (its lease has a deadline the timer watchdog watches).
+        v.terminal = CheckoutState.valueOf(v.state.toUpperCase()).isTerminal() && v.manualReview == null
+                && !(CheckoutState.COMPLETED.wireName().equals(v.state) && v.waiting != null);
         return v;
     }
 

@@ -86,6 +86,9 @@ class OperatorMoneyIT extends IntegrationTestBase {
         assertThat(first.status()).as(first.body()).isEqualTo(202);
         awaitRefunded(id, 1000);
         assertThat(refundsAtTheSimulator(id + "/refund-payment/operator-1")).containsExactly(1000L);
+        // concluded: finished again, nothing waiting (while it ran, it was listed as waiting, its lease watched)
+        await().atMost(Duration.ofSeconds(10)).until(() -> count("SELECT count(*) FROM checkout_summary "
+                + "WHERE checkout_id = ? AND terminal AND waiting_reason IS NULL", id) == 1);
 
         // the rest, through the dashboard's action, under the next operation id
         long afterFirst = api.get("/api/v1/checkouts/" + id).json().get("version").asLong();
