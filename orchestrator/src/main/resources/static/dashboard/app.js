@@ -259,6 +259,7 @@ async function refreshDetail() {
     const v = d.view;
     currentVersion = v.version;
     currentState = v.state;
+    currentCurrency = v.amount?.currency ?? null;
     const w = v.waiting || {};
     const mr = v.manualReview;
     const inState = v.stateSince ? Math.round((Date.now() - Date.parse(v.stateSince)) / 1000) : null;
@@ -329,6 +330,7 @@ function compact(p) {
 
 let currentVersion = null;
 let currentState = null;
+let currentCurrency = null;
 
 function renderRepair() {
     const card = $('#repair-card');
@@ -340,6 +342,7 @@ function renderRepair() {
       <div class="filters">
         <label>Action<select id="repair-action"><option value="" selected disabled>loading…</option></select></label>
         <label>Provider reference (authorized)<input id="repair-reference" size="18"></label>
+        <label>Refund amount (minor units)<input id="repair-amount" size="8" inputmode="numeric"></label>
         <label>Reason (required, recorded)<input id="repair-reason" size="40"></label>
         <button id="repair-preview" class="primary">Preview</button>
       </div><div id="repair-result"></div>`;
@@ -373,6 +376,10 @@ function repairBody() {
         body.providerReference = $('#repair-reference').value.trim() || null;
     } else {
         body.action = a;
+    }
+    if (a === 'refund') {
+        const minor = $('#repair-amount').value.trim();
+        body.amount = {minor: minor === '' ? null : Number(minor), currency: currentCurrency};
     }
     return body;
 }

@@ -249,13 +249,16 @@ public class SimulatorLedger {
             if (!recorded.isEmpty()) {
                 return recorded.get(0);
             }
-            CompensationResult result = "VOID".equals(action) ? voidIt(auth, idempotencyKey) : refundIt(auth, idempotencyKey);
+            Long refunded = "VOID".equals(action) ? null : refundable(auth, amountMinor);
+            CompensationResult result = "VOID".equals(action) ? voidIt(auth, idempotencyKey)
+                    : refundIt(auth, idempotencyKey, refunded);
             jdbc.update("INSERT INTO simulator_idempotency (idempotency_key, action, authorization_operation_id,"
-                            + " http_status, status, reference, reason)"
-                            + " VALUES (:key, :action, :op, :http, :status, :ref, :reason)",
+                            + " http_status, status, reference, reason, amount_minor)"
+                            + " VALUES (:key, :action, :op, :http, :status, :ref, :reason, :amount)",
                     new MapSqlParameterSource()
                             .addValue("key", idempotencyKey)
                             .addValue("action", action)
+                            .addValue("amount", ProviderProtocol.REFUNDED.equals(result.status()) ? refunded : null)
                             .addValue("op", authorizationOperationId)
                             .addValue("http", result.httpStatus())
                             .addValue("status", result.status())
@@ -362,13 +365,31 @@ public class SimulatorLedger {
         return new CompensationResult(200, ProviderProtocol.VOIDED, reference("SIM-VOID-", key), null);
     }
 
-    private CompensationResult refundIt(Authorization auth, String key) {
+    /**
+     * What a refund of {@code amountMinor} returns ({@code null}: all that remains), or {@code null} when it is not
+     * within what the capture took (the authorized amount if nothing was captured) less what was refunded already.
+     */
+    private Long refundable(Authorization auth, Long amountMinor) {
+        long taken = auth.captures() > 0 && auth.capturedMinor() != null ? auth.capturedMinor() : auth.amountMinor();
+        Long refunded = jdbc.queryForObject("SELECT refunded_minor FROM simulator_authorizations WHERE operation_id = :op",
+                Map.of("op", auth.operationId()), Long.class);
+        long remaining = taken - (refunded == null ? 0 : refunded);
+        long amount = amountMinor == null ? remaining : amountMinor;
+        return amount > 0 && amount <= remaining ? amount : null;
+    }
+
+    private CompensationResult refundIt(Authorization auth, String key, Long amountMinor) {
         if (!"AUTHORIZED".equals(auth.status()) || auth.voided()) {
             return new CompensationResult(409, ProviderProtocol.REJECTED, null,
                     "not refundable: " + (auth.voided() ? "voided" : auth.status()));
         }
-        jdbc.update("UPDATE simulator_authorizations SET refunded = TRUE, updated_at = now() WHERE operation_id = :op",
-                Map.of("op", auth.operationId()));
+        if (amountMinor == null) {
+            return new CompensationResult(409, ProviderProtocol.REJECTED, null,
+                    "amount not within what was captured and not refunded yet");
+        }
+        jdbc.update("UPDATE simulator_authorizations SET refunded = TRUE, refunded_minor = refunded_minor + :amount,"
+                        + " updated_at = now() WHERE operation_id = :op",
+                Map.of("op", auth.operationId(), "amount", amountMinor));
         return new CompensationResult(200, ProviderProtocol.REFUNDED, reference("SIM-REFUND-", key), null);
     }
 

@@ -45,7 +45,8 @@ public sealed interface CheckoutEvent permits
         PaymentCapturedEvent,
         PaymentCaptureFailedEvent,
         CaptureAwaitedEvent,
-        CustomerActionRequiredEvent {
+        CustomerActionRequiredEvent,
+        PaymentOperationOrderedEvent {
 
     CheckoutId checkoutId();
 }

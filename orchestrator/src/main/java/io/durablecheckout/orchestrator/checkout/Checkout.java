@@ -69,6 +69,12 @@ public class Checkout {
     @CommandHandler public void handle(io.durablecheckout.api.command.CapturePaymentCommand c, DeadlineManager d) {
         decide(c, c.requestedAt(), d);
     }
+    @CommandHandler public void handle(io.durablecheckout.api.command.RefundPaymentCommand c, DeadlineManager d) {
+        decide(c, c.requestedAt(), d);
+    }
+    @CommandHandler public void handle(io.durablecheckout.api.command.SettleHoldCommand c, DeadlineManager d) {
+        decide(c, c.requestedAt(), d);
+    }
     @CommandHandler public void handle(RecordProviderNotificationCommand c, DeadlineManager d) {
         decide(c, c.receivedAt(), d);
     }

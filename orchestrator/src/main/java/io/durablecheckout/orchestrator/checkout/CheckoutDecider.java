@@ -10,6 +10,9 @@ import io.durablecheckout.api.checkout.ActivityLeaseRenewedEvent;
 import io.durablecheckout.api.checkout.ActivityResultRejectedEvent;
 import io.durablecheckout.api.checkout.CaptureAwaitedEvent;
 import io.durablecheckout.api.command.CapturePaymentCommand;
+import io.durablecheckout.api.command.RefundPaymentCommand;
+import io.durablecheckout.api.command.SettleHoldCommand;
+import io.durablecheckout.api.checkout.PaymentOperationOrderedEvent;
 import io.durablecheckout.api.values.CaptureMode;
 import io.durablecheckout.api.values.Money;
 import io.durablecheckout.orchestrator.checkout.Deadlines.HoldExpiry;
@@ -131,6 +134,10 @@ public final class CheckoutDecider {
             d.notification(c);
         } else if (input instanceof CapturePaymentCommand c) {
             d.capture(c);
+        } else if (input instanceof RefundPaymentCommand c) {
+            d.refund(c);
+        } else if (input instanceof SettleHoldCommand c) {
+            d.settleHold(c);
         } else if (input instanceof HoldExpiry e) {
             d.holdExpired(e, now);
         } else if (input instanceof Deadlines.CustomerActionDue e) {
@@ -180,6 +187,8 @@ public final class CheckoutDecider {
         cancel.add(leaseTimer(result.step(), run.lease()));
         if (result instanceof ActivityAttemptFailedEvent failed) {
             retryOrReview(failed.step(), run, failed.detail(), now);
+        } else if (s.operatorOperationOf(result.step())) {
+            operatorOperationReported(Results.read(result, s.checkoutId(), s.run(Step.AUTHORIZE_PAYMENT).lease()), now);
         } else {
             Run authorization = s.run(Step.AUTHORIZE_PAYMENT);
             follow(Results.read(result, s.checkoutId(), authorization == null ? null : authorization.lease(),
@@ -218,6 +227,12 @@ public final class CheckoutDecider {
     }
 
     private void cancel(RequestCancellationCommand cmd) {
+        if (s.operatorOperationOpen()) {
+            // a cancel now would refund (or void) beside an operation whose outcome is not known yet
+            throw new IllegalCheckoutTransitionException("one operator payment operation at a time", s.state(),
+                    "An operator's " + s.operatorOperation().step().slug() + " (" + s.operatorOperation().operationId()
+                            + ") has not concluded yet: cancel once it has");
+        }
         cancel(cmd.reason(), cmd.detail(), cmd.requestedAt());
     }
 
@@ -279,6 +294,80 @@ public final class CheckoutDecider {
         issue(Step.CAPTURE_PAYMENT, cmd.requestedAt());
     }
 
+    /**
+     * An operator returns part of what the capture took, under an operation id of its own (the n-th refund's); the
+     * checkout stays completed. Refused (nothing changes) unless money was captured, in the checkout's currency, more
+     * than nothing and at most what was captured less what refunds returned.
+     */
+    private void refund(RefundPaymentCommand cmd) {
+        requireOperatorOperation();
+        if (!s.captured()) {
+            throw new IllegalCheckoutTransitionException("a refund returns money a capture took", s.state(),
+                    "Nothing was captured for this checkout: there is nothing to refund");
+        }
+        Money remaining = s.refundable();
+        Money amount = cmd.amount();
+        if (amount == null || !amount.currency().equals(remaining.currency())) {
+            throw new IllegalCheckoutTransitionException("a refund is in the currency captured", s.state(),
+                    "The refund must be in " + remaining.currency() + ", was " + amount);
+        }
+        if (amount.minor() <= 0 || amount.minor() > remaining.minor()) {
+            throw new IllegalCheckoutTransitionException("a refund returns at most what was captured and not refunded",
+                    s.state(), "The refund must be more than 0 and at most the " + remaining + " captured and not "
+                            + "refunded yet, was " + amount);
+        }
+        order(Step.REFUND_PAYMENT, Workflow.operatorRefundId(s.checkoutId(), s.operatorRefunds() + 1), amount,
+                cmd.requestedAt());
+    }
+
+    /**
+     * An operator captures or releases (voids) the hold of a checkout completed before capture was a step, under an
+     * operation id of its own, through the same capture (or void) request the workflow's steps use.
+     */
+    private void settleHold(SettleHoldCommand cmd) {
+        requireOperatorOperation();
+        if (!Workflow.legacyHold(s)) {
+            throw new IllegalCheckoutTransitionException("a legacy hold is an authorization completed under rules 2, "
+                    + "neither captured nor released", s.state(), "This checkout holds no legacy authorization: "
+                    + (s.rulesVersion() >= WorkflowPolicy.CAPTURES ? "it was created under rules version "
+                    + s.rulesVersion() + ", whose capture step settles its payment" : "it was captured or released already"));
+        }
+        Step step = cmd.capture() ? Step.CAPTURE_PAYMENT : Step.VOID_PAYMENT;
+        order(step, Workflow.legacyHoldId(s.checkoutId(), step), s.order().amount(), cmd.requestedAt());
+    }
+
+    private void requireOperatorOperation() {
+        String refusal = Workflow.operatorOperationRefusal(s);
+        if (refusal != null) {
+            throw new IllegalCheckoutTransitionException(refusal, s.state(), s.operatorOperationOpen()
+                    ? "An operator's " + s.operatorOperation().step().slug() + " (" + s.operatorOperation().operationId()
+                            + ") has not concluded yet"
+                    : "Checkout is " + s.state().wireName() + ", not completed");
+        }
+    }
+
+    /** Records the operator's order and issues its first request. */
+    private void order(Step step, OperationId operationId, Money amount, Instant now) {
+        apply(new PaymentOperationOrderedEvent(s.checkoutId(), step, operationId, amount));
+        issueOperatorOperation(now);
+    }
+
+    /**
+     * What an operator's payment operation reported: a success (or a refusal for good) is recorded and leaves the
+     * checkout completed (back to completed from a review its attempts ended in); an unknown outcome is asked again
+     * under the same operation id.
+     */
+    private void operatorOperationReported(Outcome outcome, Instant now) {
+        if (outcome.result() == Result.UNKNOWN) {
+            retryOrReview(outcome.step(), s.run(outcome.step()), outcome.detail(), now);
+            return;
+        }
+        apply(outcome.fact());
+        if (s.state() == CheckoutState.MANUAL_REVIEW) {
+            apply(new CheckoutCompletedEvent(s.checkoutId()));
+        }
+    }
+
     private void resolve(ResolveManualReviewCommand cmd) {
         if (s.disputeOpen() && s.state() != CheckoutState.MANUAL_REVIEW) {
             // Closing a dispute records the operator's finding; the recorded outcome and the workflow stand.
@@ -316,7 +405,7 @@ public final class CheckoutDecider {
         if (step == Step.RECONCILE_PAYMENT) {
             scheduleLookup(cmd.requestedAt(), "operator retry");
         } else {
-            issue(step, cmd.requestedAt());
+            reissue(step, cmd.requestedAt());
         }
     }
 
@@ -424,7 +513,7 @@ public final class CheckoutDecider {
                             + " expired at " + run.lease().expiresAt()));
             return;
         }
-        issue(expiry.step(), dueAt); // same operation id, next token: the old owner is fenced out
+        reissue(expiry.step(), dueAt); // same operation id, next token: the old owner is fenced out
     }
 
     /**
@@ -465,7 +554,7 @@ public final class CheckoutDecider {
         if (!due.step().isCompensation() && s.isCompensatingOrCancelled()) {
             return; // a cancellation took over between attempts (e.g. voided the authorization): never redo the step
         }
-        issue(due.step(), dueAt);
+        reissue(due.step(), dueAt);
     }
 
     /**
@@ -627,17 +716,41 @@ public final class CheckoutDecider {
                 retryAt, detail));
     }
 
+    /** Issues the latest run of {@code step} again: an operator's operation under its own id, else as {@link #issue}. */
+    private void reissue(Step step, Instant now) {
+        if (s.operatorOperationOf(step)) {
+            issueOperatorOperation(now);
+        } else {
+            issue(step, now);
+        }
+    }
+
+    /** Grants a lease for the operator's latest payment operation and sends its request. */
+    private void issueOperatorOperation(Instant now) {
+        io.durablecheckout.api.checkout.PaymentOperationOrderedEvent o = s.operatorOperation();
+        apply((CheckoutEvent) Workflow.operatorRequest(o, s.order(), lease(o.step(), o.operationId(), now)));
+    }
+
     /** Grants a lease for {@code step} and sends its request: same operation id as any earlier attempt, next token. */
     private void issue(Step step, Instant now) {
-        Run previous = s.run(step);
-        int attempt = previous == null ? 1 : previous.lease().attempt() + 1;
-        FencingToken token = previous == null ? FencingToken.first() : previous.lease().fencingToken().next();
-        Lease lease = new Lease(OperationId.of(s.checkoutId(), step), attempt, token,
-                now.plus(s.policy().leaseFor(step)));
-        schedule.add(leaseTimer(step, lease));
+        Lease lease = lease(step, OperationId.of(s.checkoutId(), step), now);
         Order order = step == Step.CAPTURE_PAYMENT && captureAmount != null ? s.order().capturing(captureAmount)
                 : s.order();
         apply((CheckoutEvent) Workflow.row(step).build().build(order, s.scheduledLookup(), lease));
+    }
+
+    /**
+     * A lease of {@code operationId} for {@code step}, its expiry timer scheduled: the next attempt of the step's latest
+     * operation if it is the same one, else its first; the step's next fencing token either way.
+     */
+    private Lease lease(Step step, OperationId operationId, Instant now) {
+        Run previous = s.run(step);
+        boolean same = previous != null && previous.lease().operationId().equals(operationId);
+        int attempt = same ? previous.lease().attempt() + 1 : 1;
+        FencingToken token = previous == null ? FencingToken.first() : previous.lease().fencingToken().next();
+        Lease lease = new Lease(operationId, attempt, token, now.plus(s.policy().leaseFor(step)));
+        schedule.add(leaseTimer(step, lease));
+        return lease;
     }
 
     // ------------------------------------------------------------------------------------------------ helpers

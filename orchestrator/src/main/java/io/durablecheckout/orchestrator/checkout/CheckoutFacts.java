@@ -21,6 +21,12 @@ import io.durablecheckout.api.checkout.PaymentAuthorizedEvent;
 import io.durablecheckout.api.checkout.PaymentDeclinedEvent;
 import io.durablecheckout.api.checkout.PaymentOutcomeDisputedEvent;
 import io.durablecheckout.api.checkout.PaymentOutcomeUnknownEvent;
+import io.durablecheckout.api.checkout.PaymentOperationOrderedEvent;
+import io.durablecheckout.api.checkout.PaymentRefundRequestedEvent;
+import io.durablecheckout.api.checkout.PaymentRefundedEvent;
+import io.durablecheckout.api.checkout.PaymentVoidedEvent;
+import io.durablecheckout.api.values.Money;
+import io.durablecheckout.api.values.OperationId;
 import io.durablecheckout.api.checkout.PaymentReconciliationScheduledEvent;
 import io.durablecheckout.api.checkout.ProviderNotificationHeldEvent;
 import io.durablecheckout.api.checkout.ReceiptSentEvent;
@@ -87,6 +93,14 @@ public final class CheckoutFacts {
     private boolean disputeOpen;
     /** Notifications kept as evidence while the checkout was not the provider's to settle, by notification id. */
     private Map<String, ProviderNotificationHeldEvent> heldNotifications = Map.of();
+    /** The latest payment operation an operator ordered on the completed checkout ({@code null}: none). */
+    private PaymentOperationOrderedEvent operatorOperation;
+    /** Partial refunds operators ordered so far (each names its operation id by its number). */
+    private int operatorRefunds;
+    /** The amount of the latest refund requested, added to what was refunded once the provider confirms it. */
+    private Money refundInFlight;
+    /** An operator released (voided) the hold of a checkout completed before capture was a step. */
+    private boolean holdReleased;
 
     private CheckoutFacts() {
     }
@@ -94,7 +108,16 @@ public final class CheckoutFacts {
     /** The state {@code event} leaves a checkout in that was in {@code current}. */
     public static CheckoutState stateAfter(CheckoutState current, CheckoutEvent event) {
         if (event instanceof ActivityIntent intent) {
-            return Workflow.pendingState(intent.step()); // every request puts the checkout in its step's pending state
+            // every request puts the checkout in its step's pending state, but an operator's payment operation on a
+            // completed checkout (an operation id of its own), which leaves it completed
+            return Workflow.isOperatorOperation(intent.checkoutId(), intent.step(), intent.lease().operationId())
+                    ? current : Workflow.pendingState(intent.step());
+        }
+        OperationId operation = event instanceof PaymentRefundedEvent e ? e.operationId()
+                : event instanceof PaymentCapturedEvent e ? e.operationId()
+                : event instanceof PaymentVoidedEvent e ? e.operationId() : null;
+        if (operation != null && Workflow.isOperatorOperation(event.checkoutId(), Workflow.recordedBy(event), operation)) {
+            return current;
         }
         CheckoutState reported = Workflow.stateAfter(event);
         return reported != null ? reported : STATE_AFTER.getOrDefault(event.getClass(), current);
@@ -164,6 +187,16 @@ public final class CheckoutFacts {
             heldNotifications = Collections.unmodifiableMap(held);
         } else if (event instanceof ManualReviewResolvedEvent) {
             disputeOpen = false;
+        } else if (event instanceof PaymentOperationOrderedEvent e) {
+            operatorOperation = e;
+            operatorRefunds += e.step() == Step.REFUND_PAYMENT ? 1 : 0;
+        } else if (event instanceof PaymentRefundRequestedEvent e) {
+            refundInFlight = e.amount();
+        } else if (event instanceof PaymentRefundedEvent) {
+            order = refundInFlight == null ? order : order.refunded(refundInFlight);
+            refundInFlight = null;
+        } else if (event instanceof PaymentVoidedEvent e) {
+            holdReleased |= operatorOperation != null && operatorOperation.operationId().equals(e.operationId());
         }
         // the rest (results rejected, confirmations, completion, operator retries) change no fact a decision reads
     }
@@ -253,10 +286,48 @@ public final class CheckoutFacts {
         return heldNotifications.containsKey(notificationId);
     }
 
-    /** What decides which compensations are owed (see {@link Workflow#COMPENSATIONS}). */
+    /**
+     * What decides which compensations are owed (see {@link Workflow#COMPENSATIONS}). A hold an operator released is
+     * as good as declined (nothing to void or refund); what refunds already returned in full is not refunded again.
+     */
     Workflow.Facts compensationFacts() {
-        boolean charged = rulesVersion >= WorkflowPolicy.CAPTURES ? captured() : receiptSent;
-        return new Workflow.Facts(runs.keySet(), paymentOutcome == ManualResolution.DECLINED, charged);
+        boolean charged = rulesVersion >= WorkflowPolicy.CAPTURES || captured() ? captured() : receiptSent;
+        boolean nothingToReturn = holdReleased || (charged && order.refundable().minor() <= 0);
+        return new Workflow.Facts(runs.keySet(), paymentOutcome == ManualResolution.DECLINED || nothingToReturn, charged);
+    }
+
+    /** The latest payment operation an operator ordered ({@code null}: none). */
+    public PaymentOperationOrderedEvent operatorOperation() {
+        return operatorOperation;
+    }
+
+    /** An operator's payment operation was ordered and has not concluded (in flight, waiting to retry, or blocked). */
+    public boolean operatorOperationOpen() {
+        if (operatorOperation == null) {
+            return false;
+        }
+        Run run = runs.get(operatorOperation.step());
+        return run != null && run.lease().operationId().equals(operatorOperation.operationId())
+                && run.status() != Run.Status.DONE;
+    }
+
+    /** Whether the latest run of {@code step} is an operator's payment operation (an operation id of its own). */
+    boolean operatorOperationOf(Step step) {
+        Run run = runs.get(step);
+        return run != null && Workflow.isOperatorOperation(checkoutId, step, run.lease().operationId());
+    }
+
+    int operatorRefunds() {
+        return operatorRefunds;
+    }
+
+    boolean holdReleased() {
+        return holdReleased;
+    }
+
+    /** What a refund may still return: captured (rules 2: paid) less refunded; {@code null} before the first event. */
+    public Money refundable() {
+        return order == null ? null : order.refundable();
     }
 
     boolean isCompensatingOrCancelled() {
@@ -298,6 +369,10 @@ public final class CheckoutFacts {
         c.paymentOutcome = paymentOutcome;
         c.disputeOpen = disputeOpen;
         c.heldNotifications = heldNotifications;
+        c.operatorOperation = operatorOperation;
+        c.operatorRefunds = operatorRefunds;
+        c.refundInFlight = refundInFlight;
+        c.holdReleased = holdReleased;
         return c;
     }
 

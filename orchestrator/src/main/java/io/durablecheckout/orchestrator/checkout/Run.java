@@ -110,9 +110,13 @@ public record Run(Lease lease, Status status, int failures, boolean claimed, int
         return next == null ? runs : Collections.unmodifiableMap(next);
     }
 
-    /** A new lease for the step: in flight, not yet claimed by an owner. */
+    /**
+     * A new lease for the step: in flight, not yet claimed by an owner. Its operation's failures carry over; another
+     * operation of the step (an operator's, decision 130) starts with none.
+     */
     static Run granted(Run previous, Lease lease) {
-        return new Run(lease, Status.IN_FLIGHT, previous == null ? 0 : previous.failures, false, 0);
+        boolean same = previous != null && previous.lease.operationId().equals(lease.operationId());
+        return new Run(lease, Status.IN_FLIGHT, same ? previous.failures : 0, false, 0);
     }
 
     public boolean inFlight() {

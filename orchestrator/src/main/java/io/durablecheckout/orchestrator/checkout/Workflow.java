@@ -410,6 +410,9 @@ public final class Workflow {
             new Policy("customer's part", "an authorization that needs the customer (3-D Secure) waits in "
                     + "`customer_action_required` (the API answer carries the provider's next action) until the provider's "
                     + "notification settles it, or `customer-action-timeout` passes: then it is cancelled (void, stock release)"),
+            new Policy("operator's payment operations", "on a completed checkout, one at a time, under an "
+                    + "operation id of its own that leaves it completed: a partial refund (at most captured less "
+                    + "refunded; a cancel refunds the rest), or a rules 2 hold's capture or release"),
             new Policy("provider notifications", "a notification settles an unknown payment outcome; it never "
                     + "overrides a recorded one (a dispute instead), and is held as evidence while an operator or a "
                     + "compensation owns the checkout"));
@@ -431,16 +434,80 @@ public final class Workflow {
         return state == CheckoutState.MANUAL_REVIEW && byOperator;
     }
 
-    /** What an operator may do to a checkout (the operator API's resolve, retry and cancel). */
+    /**
+     * What an operator may do to a checkout (the operator API's resolve, retry, refund, cancel, and a legacy hold's
+     * capture or release).
+     */
     public enum OperatorAction {
-        RESOLVE_AUTHORIZED, RESOLVE_DECLINED, RETRY, CANCEL
+        RESOLVE_AUTHORIZED, RESOLVE_DECLINED, RETRY, REFUND, CAPTURE_HOLD, RELEASE_HOLD, CANCEL
+    }
+
+    // --------------------------------------------------------------- an operator's payment operations (decision 130)
+
+    /**
+     * Whether {@code operationId} is an operator's payment operation on a completed checkout rather than the step's
+     * own: it has an id of its own (the step's id and a suffix), and neither its request nor its success moves the
+     * checkout out of completed.
+     */
+    public static boolean isOperatorOperation(CheckoutId checkoutId, Step step, OperationId operationId) {
+        return step != null && !operationId.equals(OperationId.of(checkoutId, step));
+    }
+
+    /** The operation id of the {@code n}-th partial refund an operator orders. */
+    static OperationId operatorRefundId(CheckoutId checkoutId, int n) {
+        return new OperationId(OperationId.of(checkoutId, REFUND_PAYMENT).value() + "/operator-" + n);
+    }
+
+    /** The operation id of a legacy hold's capture ({@code CAPTURE_PAYMENT}) or release ({@code VOID_PAYMENT}). */
+    static OperationId legacyHoldId(CheckoutId checkoutId, Step step) {
+        return new OperationId(OperationId.of(checkoutId, step).value() + "/legacy-hold");
+    }
+
+    /**
+     * Operator's payment operations: made on a completed checkout, one at a time, never once a cancellation was
+     * requested; {@code null} when one may be ordered, else the rule that refuses it.
+     */
+    static String operatorOperationRefusal(CheckoutFacts facts) {
+        if (facts.state() != CheckoutState.COMPLETED || facts.cancelRequested()) {
+            return "an operator's payment operation is made on a completed checkout";
+        }
+        return facts.operatorOperationOpen() ? "one operator payment operation at a time" : null;
+    }
+
+    /** Operator's refund: money a capture took and no refund returned yet remains. */
+    static boolean refundable(CheckoutFacts facts) {
+        return facts.captured() && facts.refundable().minor() > 0;
+    }
+
+    /**
+     * Legacy hold: completed under rules before capture was a step (below version 3) and its authorization neither
+     * captured nor released by an operator since.
+     */
+    public static boolean legacyHold(CheckoutFacts facts) {
+        return facts.rulesVersion() < WorkflowPolicy.CAPTURES && !facts.captured() && !facts.holdReleased();
+    }
+
+    /** An operator's payment operation's request: the authorization's, under the operation's own lease. */
+    static ActivityIntent operatorRequest(io.durablecheckout.api.checkout.PaymentOperationOrderedEvent o, Order order,
+                                          Lease lease) {
+        OperationId authorization = OperationId.of(o.checkoutId(), AUTHORIZE_PAYMENT);
+        return switch (o.step()) {
+            case REFUND_PAYMENT -> new PaymentRefundRequestedEvent(o.checkoutId(), order.tenantId(), authorization,
+                    o.amount(), lease);
+            case CAPTURE_PAYMENT -> new PaymentCaptureRequestedEvent(o.checkoutId(), order.tenantId(), authorization,
+                    o.amount(), lease);
+            case VOID_PAYMENT -> new PaymentVoidRequestedEvent(o.checkoutId(), order.tenantId(), authorization,
+                    o.amount(), lease);
+            default -> throw new IllegalStateException("not an operator's payment operation: " + o.step());
+        };
     }
 
     /**
      * The operator actions these rules let change something in the state {@code facts} describe: resolving where a
      * payment outcome waits for an operator (a review blocked on it, or a dispute), retrying a review, and cancelling
-     * where a cancellation still compensates or is recorded. A finished checkout offers only a cancel after completion
-     * (a refund) and, with a dispute open, a resolution.
+     * where a cancellation still compensates or is recorded. A finished checkout offers a cancel after completion (a
+     * refund), a partial refund while captured money remains, a legacy hold's capture or release, and, with a dispute
+     * open, a resolution; none of them while an operator's payment operation runs.
      */
     public static List<OperatorAction> operatorActions(CheckoutFacts facts) {
         CheckoutState state = facts.state();
@@ -458,7 +525,14 @@ public final class Workflow {
         if (review) {
             actions.add(OperatorAction.RETRY);
         }
-        if (!facts.isCompensatingOrCancelled()
+        if (operatorOperationRefusal(facts) == null && refundable(facts)) {
+            actions.add(OperatorAction.REFUND);
+        }
+        if (operatorOperationRefusal(facts) == null && legacyHold(facts)) {
+            actions.add(OperatorAction.CAPTURE_HOLD);
+            actions.add(OperatorAction.RELEASE_HOLD);
+        }
+        if (!facts.isCompensatingOrCancelled() && !facts.operatorOperationOpen()
                 && (!facts.cancelRequested() || operatorCancelOverridesEarlierRequest(state, true))) {
             actions.add(OperatorAction.CANCEL);
         }

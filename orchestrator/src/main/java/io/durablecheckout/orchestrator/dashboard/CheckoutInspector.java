@@ -123,6 +123,11 @@ public class CheckoutInspector {
                     "resolve: payment authorized (needs the provider's reference)");
             case RESOLVE_DECLINED -> Map.of("value", "resolve-declined", "label", "resolve: payment declined");
             case RETRY -> Map.of("value", "retry", "label", "retry now");
+            case REFUND -> Map.of("value", "refund", "label", "refund part of the captured money (amount)");
+            case CAPTURE_HOLD -> Map.of("value", "capture-hold", "label", "capture the hold (completed before capture "
+                    + "was a step)");
+            case RELEASE_HOLD -> Map.of("value", "release-hold", "label", "release (void) the hold (completed before "
+                    + "capture was a step)");
             case CANCEL -> Map.of("value", "cancel", "label", "cancel (compensates what was done)");
         };
     }

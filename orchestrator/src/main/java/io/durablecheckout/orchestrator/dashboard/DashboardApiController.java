@@ -47,7 +47,8 @@ import java.util.Set;
 @ConditionalOnProperty(name = "checkout.orchestrator.enabled", havingValue = "true", matchIfMissing = true)
 public class DashboardApiController {
 
-    private static final Set<String> ACTIONS = Set.of("resolve", "retry", "cancel");
+    private static final Set<String> ACTIONS = Set.of("resolve", "retry", "cancel", "refund", "capture-hold",
+            "release-hold");
     /** States a cancellation still changes something in (elsewhere it is acknowledged and does nothing). */
     private static final Set<String> CANCELLABLE = Set.of("created", "stock_reserved", "payment_authorized",
             "payment_unknown", "reconciliation_pending", "confirmed", "completed", "manual_review");
@@ -163,7 +164,8 @@ public class DashboardApiController {
     }
 
     /** What an action sent to the operator API. {@code version}: the one the operator looked at (If-Match). */
-    public record ActionBody(String action, Long version, String resolution, String providerReference, String reason) {
+    public record ActionBody(String action, Long version, String resolution, String providerReference, String reason,
+                             io.durablecheckout.orchestrator.service.CheckoutRequest.Amount amount) {
     }
 
     /** The action run against the aggregate and thrown away: what it would issue, or the rule that refuses it. */
@@ -181,6 +183,10 @@ public class DashboardApiController {
             case "resolve" -> new ResolveManualReviewCommand(id, resolution(body), body.providerReference(), reason,
                     version, now);
             case "retry" -> new RetryActivityCommand(id, version, now);
+            case "refund" -> new io.durablecheckout.api.command.RefundPaymentCommand(id,
+                    OperatorController.refundAmount(body.amount()), version, now);
+            case "capture-hold" -> new io.durablecheckout.api.command.SettleHoldCommand(id, true, version, now);
+            case "release-hold" -> new io.durablecheckout.api.command.SettleHoldCommand(id, false, version, now);
             default -> new RequestCancellationCommand(id, CancellationReason.OPERATOR_REQUEST, reason, version, now);
         };
         RepairPreview.Preview p = previews.dryRun(GenericCommandMessage.asCommandMessage(command).andMetaData(
@@ -208,6 +214,12 @@ public class DashboardApiController {
             case "resolve" -> operator.resolve(who.caller(), checkoutId, ifMatch,
                     new OperatorController.ResolveRequest(body.resolution(), body.providerReference(), body.reason()));
             case "retry" -> operator.retry(who.caller(), checkoutId, ifMatch,
+                    new OperatorController.ActionRequest(body.reason()));
+            case "refund" -> operator.refund(who.caller(), checkoutId, ifMatch,
+                    new OperatorController.RefundRequest(body.amount(), body.reason()));
+            case "capture-hold" -> operator.captureHold(who.caller(), checkoutId, ifMatch,
+                    new OperatorController.ActionRequest(body.reason()));
+            case "release-hold" -> operator.releaseHold(who.caller(), checkoutId, ifMatch,
                     new OperatorController.ActionRequest(body.reason()));
             default -> operator.cancel(who.caller(), checkoutId, ifMatch,
                     new OperatorController.ActionRequest(body.reason()));
@@ -328,7 +340,7 @@ public class DashboardApiController {
 
     private static String action(ActionBody body) {
         if (body == null || body.action() == null || !ACTIONS.contains(body.action())) {
-            throw invalid("action: required, one of resolve, retry, cancel");
+            throw invalid("action: required, one of resolve, retry, cancel, refund, capture-hold, release-hold");
         }
         return body.action();
     }

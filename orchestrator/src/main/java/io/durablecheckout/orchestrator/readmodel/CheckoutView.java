@@ -43,6 +43,12 @@ public class CheckoutView {
     /** What a capture took, and when; absent while nothing is captured. */
     public Amount captured;
     public Instant capturedAt;
+    /** What refunds returned (operators' partial refunds and a cancel's refund), once the provider confirmed them. */
+    public Amount refunded;
+    /** A refund requested and not yet confirmed by the provider. */
+    public Amount refunding;
+    /** When an operator released (voided) the hold of a checkout completed before capture was a step. */
+    public Instant holdReleasedAt;
     /** What the client must show the customer (3-D Secure), while the payment waits for them. */
     public CustomerAction customerAction;
     /** Why the checkout ended (cancelled) or is held (manual review). */

@@ -97,6 +97,16 @@ public final class CheckoutViewFolder {
         } else if (event instanceof PaymentCapturedEvent e) {
             v.captured = new CheckoutView.Amount(e.amount().minor(), e.amount().currency());
             v.capturedAt = at;
+        } else if (event instanceof io.durablecheckout.api.checkout.PaymentRefundedEvent) {
+            if (v.refunding != null) {
+                v.refunded = new CheckoutView.Amount((v.refunded == null ? 0 : v.refunded.minor()) + v.refunding.minor(),
+                        v.refunding.currency());
+                v.refunding = null;
+            }
+        } else if (event instanceof io.durablecheckout.api.checkout.PaymentVoidedEvent e) {
+            if (Workflow.isOperatorOperation(e.checkoutId(), Step.VOID_PAYMENT, e.operationId())) {
+                v.holdReleasedAt = at;
+            }
         } else if (event instanceof PaymentCaptureFailedEvent e) {
             CheckoutView.Activity a = activity(v, Step.CAPTURE_PAYMENT);
             a.status = "declined";
@@ -109,6 +119,9 @@ public final class CheckoutViewFolder {
             a.fencingToken = lease.fencingToken().value();
             a.leaseExpiresAt = lease.expiresAt();
             a.retryAt = null;
+            if (e instanceof io.durablecheckout.api.checkout.PaymentRefundRequestedEvent r) {
+                v.refunding = new CheckoutView.Amount(r.amount().minor(), r.amount().currency());
+            }
             String what = Workflow.awaited(e.step());
             v.waiting = new CheckoutView.Waiting("waiting for " + what + " (operation " + a.operationId + ", attempt "
                     + a.attempt + ", fencing token " + a.fencingToken + ")", lease.expiresAt(),
@@ -241,8 +254,14 @@ public final class CheckoutViewFolder {
         } else if (event instanceof ActivityResultRejectedEvent) {
             v.staleResultsRejected++;
         }
-        // An open dispute keeps even a completed or cancelled checkout in front of operators.
-        v.terminal = CheckoutState.valueOf(v.state.toUpperCase()).isTerminal() && v.manualReview == null;
+        if (CheckoutState.COMPLETED.wireName().equals(v.state) && v.manualReview == null
+                && (done != null || event instanceof PaymentCaptureFailedEvent)) {
+            v.waiting = null; // an operator's payment operation on the completed checkout concluded
+        }
+        // An open dispute keeps even a completed or cancelled checkout in front of operators, and so does an operator's
+        // payment operation still running on a completed one (its lease has a deadline the timer watchdog watches).
+        v.terminal = CheckoutState.valueOf(v.state.toUpperCase()).isTerminal() && v.manualReview == null
+                && !(CheckoutState.COMPLETED.wireName().equals(v.state) && v.waiting != null);
         return v;
     }
 

@@ -264,6 +264,10 @@ public final class RecordedInputs {
             return c.observedAt();
         } else if (command instanceof io.durablecheckout.api.command.CapturePaymentCommand c) {
             return c.requestedAt();
+        } else if (command instanceof io.durablecheckout.api.command.RefundPaymentCommand c) {
+            return c.requestedAt();
+        } else if (command instanceof io.durablecheckout.api.command.SettleHoldCommand c) {
+            return c.requestedAt();
         } else if (command instanceof io.durablecheckout.api.command.RearmOverdueTimersCommand c) {
             return c.observedAt();
         }

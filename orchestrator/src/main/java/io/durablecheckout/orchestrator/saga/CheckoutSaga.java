@@ -12,6 +12,12 @@ import io.durablecheckout.api.command.RecordActivityResultCommand;
 import io.durablecheckout.api.command.RenewLeaseCommand;
 import org.axonframework.commandhandling.gateway.CommandGateway;
 import org.axonframework.eventhandling.Timestamp;
+import io.durablecheckout.api.checkout.PaymentCaptureFailedEvent;
+import io.durablecheckout.api.checkout.PaymentCapturedEvent;
+import io.durablecheckout.api.checkout.PaymentOperationOrderedEvent;
+import io.durablecheckout.api.checkout.PaymentRefundedEvent;
+import io.durablecheckout.api.checkout.PaymentVoidedEvent;
+import io.durablecheckout.api.values.OperationId;
 import org.axonframework.modelling.saga.EndSaga;
 import org.axonframework.modelling.saga.SagaEventHandler;
 import org.axonframework.modelling.saga.SagaLifecycle;
@@ -29,7 +35,8 @@ import java.time.Instant;
  * the aggregate recorded it. A failure propagates and the batch is retried.
  * <p>
  * A completed checkout ends its saga (its history is closed unless someone cancels); a later cancellation starts a
- * new one that lives until the compensations end in {@code cancelled}.
+ * new one that lives until the compensations end in {@code cancelled}, an operator's payment operation one that lives
+ * until the operation concludes.
  */
 @ConditionalOnProperty(name = "checkout.orchestrator.enabled", havingValue = "true", matchIfMissing = true)
 @Saga
@@ -41,6 +48,8 @@ public class CheckoutSaga {
 
     private String checkoutId;
     private boolean cancellationRequested;
+    /** The operator's payment operation on a completed checkout this saga routes results for, until it concludes. */
+    private String operatorOperation;
 
     @StartSaga
     @SagaEventHandler(associationProperty = ASSOCIATION)
@@ -53,6 +62,41 @@ public class CheckoutSaga {
     public void on(CheckoutCancellationRequestedEvent event) {
         checkoutId = event.checkoutId().value();
         cancellationRequested = true;
+    }
+
+    /** An operator's payment operation on a completed checkout (decision 130): routed until it concludes. */
+    @StartSaga
+    @SagaEventHandler(associationProperty = ASSOCIATION)
+    public void on(PaymentOperationOrderedEvent event) {
+        checkoutId = event.checkoutId().value();
+        operatorOperation = event.operationId().value();
+    }
+
+    @SagaEventHandler(associationProperty = ASSOCIATION)
+    public void on(PaymentRefundedEvent event) {
+        concluded(event.operationId());
+    }
+
+    @SagaEventHandler(associationProperty = ASSOCIATION)
+    public void on(PaymentCapturedEvent event) {
+        concluded(event.operationId());
+    }
+
+    @SagaEventHandler(associationProperty = ASSOCIATION)
+    public void on(PaymentCaptureFailedEvent event) {
+        concluded(event.operationId());
+    }
+
+    @SagaEventHandler(associationProperty = ASSOCIATION)
+    public void on(PaymentVoidedEvent event) {
+        concluded(event.operationId());
+    }
+
+    /** The operator's operation concluded: nothing more to route, unless a cancellation's compensations follow. */
+    private void concluded(OperationId operationId) {
+        if (operationId.value().equals(operatorOperation) && !cancellationRequested) {
+            SagaLifecycle.end();
+        }
     }
 
     @SagaEventHandler(associationProperty = ASSOCIATION)

@@ -8,6 +8,9 @@ import io.durablecheckout.api.checkout.ManualResolution;
 import io.durablecheckout.api.command.RequestCancellationCommand;
 import io.durablecheckout.api.command.ResolveManualReviewCommand;
 import io.durablecheckout.api.command.RetryActivityCommand;
+import io.durablecheckout.api.command.RefundPaymentCommand;
+import io.durablecheckout.api.command.SettleHoldCommand;
+import io.durablecheckout.api.values.Money;
 import io.durablecheckout.api.values.CheckoutId;
 import io.durablecheckout.orchestrator.checkout.OperatorMetadata;
 import io.durablecheckout.orchestrator.readmodel.CheckoutView;
@@ -61,6 +64,10 @@ public class OperatorController {
     public record ActionRequest(String reason) {
     }
 
+    /** @param amount in minor units, at most what was captured and not refunded yet, in the captured currency */
+    public record RefundRequest(io.durablecheckout.orchestrator.service.CheckoutRequest.Amount amount, String reason) {
+    }
+
     @PostMapping("/resolve")
     public ResponseEntity<CheckoutView> resolve(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller,
                                                 @PathVariable String checkoutId,
@@ -103,6 +110,52 @@ public class OperatorController {
                 new RequestCancellationCommand(id, CancellationReason.OPERATOR_REQUEST, reason, version, now));
     }
 
+    /**
+     * A partial refund of a completed checkout's captured money, under an operation id of its own (decision 130); the
+     * aggregate refuses (409) an amount of 0, above what was captured less refunded, in another currency, or where
+     * nothing was captured.
+     */
+    @PostMapping("/refund")
+    public ResponseEntity<CheckoutView> refund(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller,
+                                               @PathVariable String checkoutId,
+                                               @RequestHeader(name = "If-Match", required = false) String ifMatch,
+                                               @RequestBody(required = false) RefundRequest body) {
+        requireOperator(caller);
+        Money amount = refundAmount(body == null ? null : body.amount());
+        return act(caller, checkoutId, ifMatch, body == null ? null : body.reason(), (id, version, now, reason) ->
+                new RefundPaymentCommand(id, amount, version, now));
+    }
+
+    /** The hold of a checkout completed before capture was a step, captured (decision 131). */
+    @PostMapping("/capture-hold")
+    public ResponseEntity<CheckoutView> captureHold(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller,
+                                                    @PathVariable String checkoutId,
+                                                    @RequestHeader(name = "If-Match", required = false) String ifMatch,
+                                                    @RequestBody(required = false) ActionRequest body) {
+        return act(caller, checkoutId, ifMatch, body == null ? null : body.reason(),
+                (id, version, now, reason) -> new SettleHoldCommand(id, true, version, now));
+    }
+
+    /** The hold of a checkout completed before capture was a step, released: voided (decision 131). */
+    @PostMapping("/release-hold")
+    public ResponseEntity<CheckoutView> releaseHold(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller,
+                                                    @PathVariable String checkoutId,
+                                                    @RequestHeader(name = "If-Match", required = false) String ifMatch,
+                                                    @RequestBody(required = false) ActionRequest body) {
+        return act(caller, checkoutId, ifMatch, body == null ? null : body.reason(),
+                (id, version, now, reason) -> new SettleHoldCommand(id, false, version, now));
+    }
+
+    /** A refund's amount as sent: minor units and a 3-letter currency, else 400 (its size is the aggregate's rule). */
+    public static Money refundAmount(io.durablecheckout.orchestrator.service.CheckoutRequest.Amount amount) {
+        if (amount == null || amount.minor() == null || amount.currency() == null
+                || !amount.currency().matches("[A-Z]{3}")) {
+            throw invalid("amount: required, {\"minor\": an integer in minor units, \"currency\": the captured "
+                    + "3-letter ISO 4217 code}");
+        }
+        return new Money(amount.minor(), amount.currency());
+    }
+
     /** What every operator action takes: the operator, the version it was decided on, a reason, a known checkout. */
     private interface Action {
         Object command(CheckoutId checkoutId, long version, Instant now, String reason);
@@ -119,7 +172,9 @@ public class OperatorController {
         send(command, caller, why, now);
         // After the command succeeded (a refused action is not audited as done); the events carry who/why too.
         audit.record(caller, "checkout." + command.getClass().getSimpleName().replace("Command", ""),
-                "checkout:" + checkoutId, why, "version=" + version);
+                "checkout:" + checkoutId, why, "version=" + version + (command instanceof RefundPaymentCommand r
+                        ? " amount=" + r.amount() : command instanceof SettleHoldCommand h
+                        ? (h.capture() ? " capture" : " release") : ""));
         return current(caller, checkoutId);
     }
 

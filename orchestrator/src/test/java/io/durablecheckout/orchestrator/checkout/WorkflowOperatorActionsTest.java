@@ -84,17 +84,18 @@ class WorkflowOperatorActionsTest {
     }
 
     @Test
-    void a_completed_checkout_offers_only_a_cancel_that_refunds() {
-        assertThat(actions(completedHistory())).containsExactly(CANCEL);
+    void a_completed_checkout_offers_a_partial_refund_and_a_cancel_that_refunds() {
+        assertThat(actions(completedHistory())).containsExactly(OperatorAction.REFUND, CANCEL);
     }
 
     @Test
     void a_completed_checkout_with_an_open_dispute_offers_its_resolution() {
         List<Object> disputed = concat(completedHistory(), new PaymentOutcomeDisputedEvent(ID,
                 ManualResolution.AUTHORIZED, ManualResolution.DECLINED, "evt-1", "psp-1"));
-        assertThat(actions(disputed)).containsExactly(RESOLVE_AUTHORIZED, RESOLVE_DECLINED, CANCEL);
+        assertThat(actions(disputed)).containsExactly(RESOLVE_AUTHORIZED, RESOLVE_DECLINED, OperatorAction.REFUND,
+                CANCEL);
         assertThat(actions(concat(disputed, new ManualReviewResolvedEvent(ID, ManualResolution.AUTHORIZED, null,
-                "checked")))).containsExactly(CANCEL);
+                "checked")))).containsExactly(OperatorAction.REFUND, CANCEL);
     }
 
     @Test

@@ -246,7 +246,7 @@ class DashboardApiIT extends IntegrationTestBase {
         assertThat(done.path("thresholds").path("manual_review").asText()).isEqualTo("3 s");
     }
 
-    /** A completed checkout offers only a cancel (a refund); once refunded the provider panel says so. */
+    /** A completed checkout offers a partial refund and a cancel (a refund); once refunded the provider panel says so. */
     @Test
     void aRefundedPaymentIsShownRefundedAndAFinishedCheckoutOffersOnlyWhatItAllows() {
         String id = start("tok_approve");
@@ -254,7 +254,7 @@ class DashboardApiIT extends IntegrationTestBase {
                 "SELECT count(*) FROM checkout_summary WHERE checkout_id = ? AND state = 'completed'", id) == 1);
         DashboardSession operator = signedIn();
         JsonNode completed = operator.get("/dashboard/api/checkouts/" + id).json();
-        assertThat(actions(completed)).containsExactly("cancel");
+        assertThat(actions(completed)).containsExactly("refund", "cancel");
         long version = completed.path("view").path("version").asLong();
         assertThat(operator.post("/dashboard/api/checkouts/" + id + "/actions", "{\"action\":\"cancel\",\"version\":"
                 + version + ",\"reason\":\"goods returned\"}").status()).isEqualTo(202);

@@ -46,7 +46,8 @@ class CachedCommandTargetResolverTest {
                 }
             }
         }
-        assertThat(versioned).as("the operator commands carry the version they expect").isEqualTo(3);
+        // resolve, retry, cancel, refund, settle a hold
+        assertThat(versioned).as("the operator commands carry the version they expect").isEqualTo(5);
     }
 
     @Test
@@ -60,7 +61,7 @@ class CachedCommandTargetResolverTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("non-null value");
     }
 
-    /** The record with its checkout id and any {@code Long} component set; every other component left null. */
+    /** The record with its checkout id and any {@code Long} component set; every other component null (or false). */
     private static Object sample(Class<?> type, String checkoutId, Long version) {
         RecordComponent[] components = type.getRecordComponents();
         Object[] values = new Object[components.length];
@@ -68,6 +69,7 @@ class CachedCommandTargetResolverTest {
             Class<?> c = components[i].getType();
             values[i] = c == CheckoutId.class ? (checkoutId == null ? null : new CheckoutId(checkoutId))
                     : c == Long.class ? version
+                    : c == boolean.class ? Boolean.FALSE
                     : null;
         }
         try {

@@ -45,6 +45,7 @@ public final class InvariantChecker {
         check(v, "1 one reservation per checkout", """
                 SELECT checkout_id, count(*) FROM inventory_operations WHERE kind = 'RESERVE'
                 GROUP BY 1 HAVING count(*) > 1""");
+        // (per operation: an operator's partial refunds are operations of their own, decision 130)
         check(v, "1 one recorded outcome per step", """
                 SELECT aggregateidentifier, payloadtype, count(*) FROM domainevententry
                 WHERE payloadtype IN ('io.durablecheckout.api.checkout.StockReservedEvent',
@@ -56,23 +57,29 @@ public final class InvariantChecker {
                                       'io.durablecheckout.api.checkout.PaymentCapturedEvent',
                                       'io.durablecheckout.api.checkout.CheckoutCompletedEvent',
                                       'io.durablecheckout.api.checkout.CheckoutCancelledEvent')
-                GROUP BY 1, 2 HAVING count(*) > 1""");
+                GROUP BY 1, 2, convert_from(payload, 'UTF8')::jsonb -> 'operationId' ->> 'value'
+                HAVING count(*) > 1""");
         // 1, counted where the effects happen: the provider simulator's request log and the demo mail sink record
         // every request they receive, committed on their side whatever happens to the caller. A repeat is allowed
         // only before the outcome is recorded, and only under the original key (the provider deduplicates by it).
         check(v, "1 every authorization call carried its operation id as Idempotency-Key", """
                 SELECT id, operation_id, idempotency_key FROM simulator_calls
                 WHERE action = 'AUTHORIZE' AND idempotency_key IS DISTINCT FROM operation_id""");
+        // an operator's refunds and a legacy hold's release or capture are operations of their own (decisions 130, 131)
         check(v, "1 every void or refund of an authorization carried one key, the compensation's operation id", """
                 SELECT operation_id, action, string_agg(DISTINCT coalesce(idempotency_key, '<none>'), ' ')
                 FROM simulator_calls WHERE action IN ('VOID', 'REFUND')
                 GROUP BY 1, 2
-                HAVING count(DISTINCT idempotency_key) <> 1 OR bool_or(idempotency_key IS NULL)
+                HAVING bool_or(idempotency_key IS NULL)
                     OR bool_or(idempotency_key <> split_part(operation_id, '/', 1)
-                               || CASE action WHEN 'VOID' THEN '/void-payment' ELSE '/refund-payment' END)""");
+                               || CASE action WHEN 'VOID' THEN '/void-payment' ELSE '/refund-payment' END
+                           AND idempotency_key <> split_part(operation_id, '/', 1) || '/void-payment/legacy-hold'
+                           AND idempotency_key !~ ('^' || split_part(operation_id, '/', 1)
+                                                   || '/refund-payment/operator-[0-9]+$'))""");
         check(v, "1 every capture carried one key, the capture's operation id", """
                 SELECT id, operation_id, idempotency_key FROM simulator_calls WHERE action = 'CAPTURE'
-                  AND idempotency_key IS DISTINCT FROM split_part(operation_id, '/', 1) || '/capture-payment'""");
+                  AND idempotency_key IS DISTINCT FROM split_part(operation_id, '/', 1) || '/capture-payment'
+                  AND idempotency_key IS DISTINCT FROM split_part(operation_id, '/', 1) || '/capture-payment/legacy-hold'""");
         check(v, "1 at most one capture per authorization at the provider, never after a void", """
                 SELECT operation_id, captures, voided FROM simulator_authorizations
                 WHERE captures > 1 OR (captures > 0 AND voided)""");
@@ -152,8 +159,10 @@ public final class InvariantChecker {
                 WHERE kind = 'RELEASE' AND operation_id NOT LIKE '%/release-stock'""");
         check(v, "5 voids and refunds have their own keys", """
                 SELECT idempotency_key FROM simulator_idempotency
-                WHERE (action = 'VOID' AND idempotency_key NOT LIKE '%/void-payment')
-                   OR (action = 'REFUND' AND idempotency_key NOT LIKE '%/refund-payment')""");
+                WHERE (action = 'VOID' AND idempotency_key NOT LIKE '%/void-payment'
+                       AND idempotency_key NOT LIKE '%/void-payment/legacy-hold') -- an operator's (decision 131)
+                   OR (action = 'REFUND' AND idempotency_key NOT LIKE '%/refund-payment'
+                       AND idempotency_key NOT LIKE '%/refund-payment/operator-%')""");
         check(v, "5 cancellation notices are new messages", """
                 SELECT operation_id FROM outbound_messages
                 WHERE operation_id NOT LIKE '%/send-receipt' AND operation_id NOT LIKE '%/send-cancellation-notice'""");
