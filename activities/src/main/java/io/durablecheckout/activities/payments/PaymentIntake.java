@@ -62,6 +62,22 @@ public final class PaymentIntake implements AutoCloseable {
          */
         boolean parkBehind(EventMessage<?> intent);
 
+        /** A parking made of its two decisions (the application's dead-letter queue, which this module does not know). */
+        static Parking of(java.util.function.BiPredicate<EventMessage<?>, Throwable> park,
+                          java.util.function.Predicate<EventMessage<?>> behind) {
+            return new Parking() {
+                @Override
+                public boolean park(EventMessage<?> intent, Throwable failure) {
+                    return park.test(intent, failure);
+                }
+
+                @Override
+                public boolean parkBehind(EventMessage<?> intent) {
+                    return behind.test(intent);
+                }
+            };
+        }
+
         /** Nothing parked: a failed call is retried from the intake. */
         Parking NONE = new Parking() {
             @Override

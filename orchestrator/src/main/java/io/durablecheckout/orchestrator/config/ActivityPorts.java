@@ -12,12 +12,8 @@ import io.durablecheckout.orchestrator.axon.eventstore.ProcessorPositions;
 import io.durablecheckout.orchestrator.checkout.IntentProgress;
 import io.durablecheckout.orchestrator.dashboard.ProviderLookup;
 import io.durablecheckout.orchestrator.deadletter.GuardedRetry;
-import io.durablecheckout.orchestrator.deadletter.PoisonEventPolicy;
+import io.durablecheckout.orchestrator.deadletter.IntakeParking;
 import io.durablecheckout.orchestrator.web.StockAdmin;
-import org.axonframework.eventhandling.DomainEventMessage;
-import org.axonframework.eventhandling.EventMessage;
-import org.axonframework.messaging.deadletter.GenericDeadLetter;
-import org.axonframework.messaging.deadletter.SequencedDeadLetterQueue;
 import org.axonframework.serialization.Serializer;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
@@ -68,11 +64,8 @@ class ActivityPorts {
         return progressOf(jdbc, serializer);
     }
 
-    /**
-     * Passed: the step's processor is past the intent and, for payments, the intent's row has left the intake
-     * (decision 132: a row still queued or in a call is an intent its worker has not passed). The token is read
-     * first: the row is inserted in the transaction that moves it, so a passed token with no row means done or parked.
-     */
+    /** Passed: the processor is past the intent and, for payments, its row left the intake (decision 132; the token is
+     *  read first: the row is inserted in the transaction that moves it, so past with no row is done or parked). */
     static IntentProgress progressOf(JdbcTemplate jdbc, Serializer serializer) {
         ProcessorPositions positions = new ProcessorPositions(jdbc, serializer);
         return (checkout, step, sequenceNumber) -> positions.passed(processorOf(step), checkout.value(), sequenceNumber)
@@ -80,48 +73,11 @@ class ActivityPorts {
                         && PaymentIntake.holds(jdbc, checkout.value(), sequenceNumber));
     }
 
-    /**
-     * A drained payment call that failed: the database's trouble is retried from the intake; anything else is parked
-     * in the payments processor's dead-letter queue, by the policy and with the cause its processor would record, so
-     * operators see and retry it with the other parked events; a checkout's later intents park behind it (decision
-     * 132). Sequenced as the processor's queue is: by the checkout.
-     */
+    /** Failed drained payment calls: retried from the intake or parked with the processor's dead letters. */
     @Bean
     PaymentIntake.Parking paymentIntakeParking(ObjectProvider<org.axonframework.config.Configuration> axon) {
-        PoisonEventPolicy policy = new PoisonEventPolicy();
-        return new PaymentIntake.Parking() {
-            @Override
-            public boolean park(EventMessage<?> intent, Throwable failure) {
-                if (PoisonEventPolicy.isTransient(failure) || !(intent instanceof DomainEventMessage<?> event)) {
-                    return false;
-                }
-                var queue = queue();
-                if (queue == null) {
-                    return false;
-                }
-                String sequence = event.getAggregateIdentifier();
-                GenericDeadLetter<EventMessage<?>> letter = new GenericDeadLetter<>(sequence, intent);
-                var decision = policy.decide(letter, failure);
-                if (!decision.shouldEnqueue()) {
-                    return false;
-                }
-                queue.enqueue(sequence, decision.enqueueCause().map(letter::withCause).orElse(letter));
-                return true;
-            }
-
-            @Override
-            public boolean parkBehind(EventMessage<?> intent) {
-                var queue = queue();
-                return queue != null && intent instanceof DomainEventMessage<?> event
-                        && queue.enqueueIfPresent(event.getAggregateIdentifier(),
-                                () -> new GenericDeadLetter<>(event.getAggregateIdentifier(), intent));
-            }
-
-            private SequencedDeadLetterQueue<EventMessage<?>> queue() {
-                return axon.getObject().eventProcessingConfiguration()
-                        .deadLetterQueue(PaymentsWorker.PROCESSING_GROUP).orElse(null);
-            }
-        };
+        IntakeParking parking = new IntakeParking(axon, PaymentsWorker.PROCESSING_GROUP);
+        return PaymentIntake.Parking.of(parking::park, parking::parkBehind);
     }
 
     /** The processing group whose workers handle {@code step}'s intents: the service the step names. */

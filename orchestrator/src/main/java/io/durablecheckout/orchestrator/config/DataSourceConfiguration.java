@@ -81,10 +81,8 @@ public class DataSourceConfiguration {
         return new HikariDataSource(config);
     }
 
-    /**
-     * The configured pool size, or by default 24 plus the payments' provider calls this node may have in flight:
-     * each call holds a connection while it waits on the provider (its operation row stays locked through the call).
-     */
+    /** The configured pool size, or 24 plus the provider calls this node may have in flight (each holds a connection,
+     *  its operation row locked, while it waits on the provider). */
     static int poolSize(Environment env, DatabaseProperties properties) {
         if (env.containsProperty("checkout.datasource.maximum-pool-size")) {
             return properties.maximumPoolSize();

@@ -31,21 +31,11 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Every event processor is a pooled streaming processor on the PostgreSQL event store, configured here in one place:
- * <ul>
- *   <li>errors propagate (the processor rolls back and retries the batch with back-off) instead of Axon's default
- *   log-and-skip, which would silently lose a step of a checkout;</li>
- *   <li>a new processor starts at the tail of the stream (the very first event): starting at the head can skip an
- *   event whose transaction commits after the processor's first read with a lower global index;</li>
- *   <li>the saga's segments are partitioned by checkout (only the segment a checkout's id falls in handles its
- *   events); payments and receipts run on a few so one slow provider call does not hold up every checkout;
- *   payments only queues its intents in the payments intake, whose drainers make the provider calls
- *   ({@code PaymentIntake}, decision 132);</li>
- *   <li>inventory runs on one segment: it is the only writer of the shared stock rows, and a batch locks the rows of
- *   several checkouts in one transaction, so two segments' batches took the same rows in opposite orders and
- *   deadlocked (PostgreSQL aborts one; the segment backs off and re-runs its batch, seconds of stall at 64 in flight,
- *   docs/benchmarks.md).</li>
- * </ul>
+ * Every event processor is a pooled streaming processor on the PostgreSQL event store, configured here: errors
+ * propagate (the batch rolls back and is retried with back-off; Axon's log-and-skip would lose a checkout's step); a
+ * new processor starts at the tail (the head can skip an event committed late with a lower global index); the saga's
+ * segments are partitioned by checkout; payments only queues its intents in the intake (decision 132); inventory runs on
+ * one segment, the only writer of stock rows (two segments' batches locked them in opposite orders and deadlocked).
  */
 @Configuration(proxyBeanMethods = false)
 public class EventProcessingConfiguration {
