@@ -117,8 +117,7 @@ public final class EventArchiver {
 
     /** A tenant's retention after a checkout's last event: its own or the default, at least the chargeback window. */
     Duration retentionOf(Number tenantDays) {
-        Duration own = tenantDays == null ? settings.defaultRetention() : Duration.ofDays(tenantDays.longValue());
-        return own.compareTo(settings.chargebackWindow()) < 0 ? settings.chargebackWindow() : own;
+        return settings.retentionOf(tenantDays);
     }
 
     private record Cursor(Instant updatedAt, String checkoutId) {

@@ -38,4 +38,10 @@ public record RetentionProperties(Boolean enabled, Duration chargebackWindow, Du
                     + ", interval " + interval + ")");
         }
     }
+
+    /** A tenant's retention after a checkout's last event: its own days or the default, never below the window. */
+    public Duration retentionOf(Number tenantDays) {
+        Duration own = tenantDays == null ? defaultRetention : Duration.ofDays(tenantDays.longValue());
+        return own.compareTo(chargebackWindow) < 0 ? chargebackWindow : own;
+    }
 }

@@ -2,6 +2,7 @@ package io.durablecheckout.orchestrator.web;
 
 import io.durablecheckout.orchestrator.http.TextLimits;
 import io.durablecheckout.orchestrator.http.ApiProblemException;
+import io.durablecheckout.orchestrator.retention.TenantRetention;
 import io.durablecheckout.orchestrator.tenancy.ApiKeys;
 import io.durablecheckout.orchestrator.tenancy.AuditLog;
 import io.durablecheckout.orchestrator.tenancy.Caller;
@@ -12,10 +13,12 @@ import org.springframework.transaction.support.TransactionTemplate;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RequestAttribute;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
+import tools.jackson.databind.JsonNode;
 
 import java.net.URI;
 import java.time.Duration;
@@ -28,9 +31,10 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * Tenants and API keys, for admin keys only ({@code ROLE_ADMIN}; the security chain refuses anyone else before this
- * runs, and {@link #requireAdmin} checks again). Every action needs a reason and is written to the audit log with
- * who and when, in the same transaction as the change. A new key is shown once, in the answer that issued it.
+ * Tenants, their event retention and API keys, for admin keys only ({@code ROLE_ADMIN}; the security chain refuses
+ * anyone else before this runs, and {@link #requireAdmin} checks again). Every action needs a reason and is written to
+ * the audit log with who and when, in the same transaction as the change. A new key is shown once, in the answer that
+ * issued it.
  */
 @RestController
 @RequestMapping("/api/v1/admin")
@@ -45,6 +49,7 @@ public class AdminController {
     private final ApiKeys apiKeys;
     private final AuditLog audit;
     private final TransactionTemplate transactions;
+    private final TenantRetention retention;
 
     private static final Pattern SKU = Pattern.compile("[A-Za-z0-9._-]{1,64}");
     private static final long MAX_QUANTITY = 1_000_000_000L;
@@ -57,10 +62,12 @@ public class AdminController {
         this.stock = stock;
     }
 
-    public AdminController(ApiKeys apiKeys, AuditLog audit, TransactionTemplate transactions) {
+    public AdminController(ApiKeys apiKeys, AuditLog audit, TransactionTemplate transactions,
+                           TenantRetention retention) {
         this.apiKeys = apiKeys;
         this.audit = audit;
         this.transactions = transactions;
+        this.retention = retention;
     }
 
     public record TenantRequest(String tenantId, String name, String reason) {
@@ -172,6 +179,62 @@ public class AdminController {
         }
         return ResponseEntity.status(HttpStatus.CREATED)
                 .body(Map.of("tenantId", tenantId, "sku", body.sku(), "quantity", body.quantity()));
+    }
+
+    /**
+     * {@code days}: whole days, 0 to {@value TenantRetention#MAX_DAYS}, or null to fall back to
+     * {@code checkout.retention.default-retention}; required, so a misspelt body clears nothing.
+     */
+    public record RetentionRequest(@io.swagger.v3.oas.annotations.media.Schema(type = "integer", format = "int32",
+            nullable = true, minimum = "0", maximum = "36500") JsonNode days, String reason) {
+    }
+
+    /**
+     * A tenant's event retention (docs/operations.md, "Retention"): how long a finished checkout's events stay in the
+     * hot table after its last event. Never less than the chargeback window, whatever is set ({@code effectiveDays}).
+     */
+    @PutMapping("/tenants/{tenantId}/retention")
+    public TenantRetention.Setting setRetention(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller,
+                                                @PathVariable String tenantId,
+                                                @RequestBody(required = false) RetentionRequest body) {
+        requireAdmin(caller);
+        knownTenant(tenantId);
+        List<String> errors = new ArrayList<>();
+        JsonNode given = body == null ? null : body.days();
+        Integer days = null;
+        if (given == null) {
+            errors.add("days: required: whole days, 0 to " + TenantRetention.MAX_DAYS + ", or null for the default");
+        } else if (!given.isNull()) {
+            if (given.isIntegralNumber() && given.canConvertToInt() && given.intValue() >= 0
+                    && given.intValue() <= TenantRetention.MAX_DAYS) {
+                days = given.intValue();
+            } else {
+                errors.add("days: whole days, 0 to " + TenantRetention.MAX_DAYS + ", or null for the default; was "
+                        + TextLimits.excerpt(given.toString()));
+            }
+        }
+        String reason = TextLimits.reason(body == null ? null : body.reason(), errors);
+        invalidIf(errors);
+        Integer value = days;
+        transactions.executeWithoutResult(tx -> {
+            if (retention.set(tenantId, value)) {
+                audit.record(caller, "tenant.retention", "tenant:" + tenantId, reason, "days=" + value);
+            }
+        });
+        return retentionOf(tenantId);
+    }
+
+    @GetMapping("/tenants/{tenantId}/retention")
+    public TenantRetention.Setting getRetention(@RequestAttribute(Caller.REQUEST_ATTRIBUTE) Caller caller,
+                                                @PathVariable String tenantId) {
+        requireAdmin(caller);
+        knownTenant(tenantId);
+        return retentionOf(tenantId);
+    }
+
+    private TenantRetention.Setting retentionOf(String tenantId) {
+        return retention.of(tenantId).orElseThrow(() -> new ApiProblemException(HttpStatus.NOT_FOUND, "not-found",
+                "Unknown tenant", "No tenant " + TextLimits.excerpt(tenantId)));
     }
 
     @GetMapping("/tenants/{tenantId}/keys")

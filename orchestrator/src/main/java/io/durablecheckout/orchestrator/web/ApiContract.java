@@ -130,8 +130,8 @@ public class ApiContract implements OpenApiCustomizer {
         ordered.put(success, ok);
         Map<String, String> errors = new TreeMap<>(ALWAYS);
         boolean write = method == PathItem.HttpMethod.POST || method == PathItem.HttpMethod.DELETE;
+        if (write || method == PathItem.HttpMethod.PUT) errors.putAll(WITH_BODY);
         if (write) {
-            errors.putAll(WITH_BODY);
             errors.put("409", "Conflicts with the current state (a transition the checkout refuses, a replayed or "
                     + "disputed notification, an Idempotency-Key in flight)");
         }

@@ -155,6 +155,86 @@ class AdminApiIT extends IntegrationTestBase {
                 .contains("\"orderReference\":\"ORD-1\"").contains("\"name\":\"Sencha\"").contains("\"unitPriceMinor\":1000");
     }
 
+    /**
+     * Issue 51, Build 6: a tenant's event retention through the admin API instead of SQL, audited with the write; what
+     * applies is never below the chargeback window; null restores the default; bad input changes nothing.
+     */
+    @Test
+    void anAdminSetsAndClearsATenantsRetentionAuditedAndBadInputChangesNothing() {
+        String tenant = "keep-" + UUID.randomUUID().toString().substring(0, 8);
+        assertThat(post("/api/v1/admin/tenants", ADMIN_KEY, tenantBody(tenant)).status()).isEqualTo(201);
+        String path = "/api/v1/admin/tenants/" + tenant + "/retention";
+        String audited = "SELECT count(*) FROM audit_log WHERE action = 'tenant.retention' AND target = ?";
+
+        // the product's defaults (180 days; a 120-day chargeback window) until the tenant has its own
+        JsonNode fresh = get(path, ADMIN_KEY).json();
+        assertThat(fresh.get("tenantId").asText()).isEqualTo(tenant);
+        assertThat(fresh.get("days").isNull()).as(fresh.toString()).isTrue();
+        assertThat(fresh.get("effectiveDays").asLong()).isEqualTo(180);
+        assertThat(fresh.get("chargebackWindowDays").asLong()).isEqualTo(120);
+
+        HttpApi.Response set = put(path, ADMIN_KEY, "{\"days\":365,\"reason\":\"keep a year\"}");
+        assertThat(set.status()).as(set.body()).isEqualTo(200);
+        assertThat(set.json().get("days").asInt()).isEqualTo(365);
+        assertThat(set.json().get("effectiveDays").asLong()).isEqualTo(365);
+        assertThat(retentionRow(tenant)).isEqualTo(365);
+        assertThat(count(audited + " AND reason = 'keep a year' AND details = 'days=365' AND actor LIKE 'admin/key_%'",
+                "tenant:" + tenant)).isEqualTo(1);
+        assertThat(get(path, ADMIN_KEY).json()).isEqualTo(set.json());
+
+        // shorter than the chargeback window: stored as set, applied as the window (nothing moves younger)
+        HttpApi.Response shorter = put(path, ADMIN_KEY, "{\"days\":0,\"reason\":\"as short as allowed\"}");
+        assertThat(shorter.status()).as(shorter.body()).isEqualTo(200);
+        assertThat(shorter.json().get("days").asInt()).isZero();
+        assertThat(shorter.json().get("effectiveDays").asLong()).isEqualTo(120);
+        assertThat(retentionRow(tenant)).isZero();
+
+        // bad input: 400 naming each mistake; no row changed, no audit row
+        long auditBefore = count(audited, "tenant:" + tenant);
+        for (String bad : new String[]{"{\"days\":\"30\",\"reason\":\"x\"}", "{\"days\":12.5,\"reason\":\"x\"}",
+                "{\"days\":-1,\"reason\":\"x\"}", "{\"days\":36501,\"reason\":\"x\"}", "{\"days\":true,\"reason\":\"x\"}",
+                "{\"days\":99999999999,\"reason\":\"x\"}", "{\"reason\":\"x\"}"}) {
+            HttpApi.Response refused = put(path, ADMIN_KEY, bad);
+            assertThat(refused.status()).as(bad + ": " + refused.body()).isEqualTo(400);
+            assertThat(refused.header("Content-Type")).startsWith("application/problem+json");
+            assertThat(refused.json().get("errors").get(0).asText()).as(bad).startsWith("days: ");
+        }
+        HttpApi.Response two = put(path, ADMIN_KEY, "{\"days\":12.5}");
+        assertThat(two.status()).isEqualTo(400);
+        assertThat(two.json().get("errors")).hasSize(2);
+        assertThat(two.body()).contains("days: whole days, 0 to 36500").contains("reason: required");
+        HttpApi.Response unknownField = put(path, ADMIN_KEY, "{\"days\":30,\"reason\":\"x\",\"dayz\":30}");
+        assertThat(unknownField.status()).as(unknownField.body()).isEqualTo(400);
+        assertThat(unknownField.body()).contains("dayz");
+        assertThat(put(path, ADMIN_KEY, "").status()).isEqualTo(400);
+        assertThat(retentionRow(tenant)).isZero();
+        assertThat(count(audited, "tenant:" + tenant)).isEqualTo(auditBefore);
+
+        // not an admin, or no such tenant: refused, nothing written
+        String days = "{\"days\":30,\"reason\":\"x\"}";
+        assertThat(put(path, HttpApi.DEMO_KEY, days).status()).isEqualTo(403);
+        assertThat(put(path, HttpApi.OPERATOR_KEY, days).status()).isEqualTo(403);
+        assertThat(get(path, HttpApi.DEMO_KEY).status()).isEqualTo(403);
+        HttpApi.Response unknown = put("/api/v1/admin/tenants/no-such-tenant/retention", ADMIN_KEY, days);
+        assertThat(unknown.status()).as(unknown.body()).isEqualTo(404);
+        assertThat(unknown.header("Content-Type")).startsWith("application/problem+json");
+        assertThat(get("/api/v1/admin/tenants/no-such-tenant/retention", ADMIN_KEY).status()).isEqualTo(404);
+        assertThat(retentionRow(tenant)).isZero();
+        assertThat(count(audited, "tenant:" + tenant)).isEqualTo(auditBefore);
+
+        // null: the tenant's own value goes, the default applies again
+        HttpApi.Response cleared = put(path, ADMIN_KEY, "{\"days\":null,\"reason\":\"back to the default\"}");
+        assertThat(cleared.status()).as(cleared.body()).isEqualTo(200);
+        assertThat(cleared.json().get("days").isNull()).as(cleared.body()).isTrue();
+        assertThat(cleared.json().get("effectiveDays").asLong()).isEqualTo(180);
+        assertThat(retentionRow(tenant)).isNull();
+        assertThat(count(audited + " AND details = 'days=null'", "tenant:" + tenant)).isEqualTo(1);
+    }
+
+    private Integer retentionRow(String tenant) {
+        return jdbc.queryForObject("SELECT event_retention_days FROM tenants WHERE tenant_id = ?", Integer.class, tenant);
+    }
+
     private HttpApi.Response put(String path, String key, String body) {
         return api.send("PUT", path, key, Map.of(), body);
     }
