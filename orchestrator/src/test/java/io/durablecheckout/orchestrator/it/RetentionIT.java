@@ -45,7 +45,8 @@ import static org.awaitility.Awaitility.await;
  * Issue 51, Build 6 and acceptance 3 (second half): a finished checkout's events move to the archive; it still
  * replays identically, shows in the API and the dashboard with its whole history, a retried submission with the same
  * Idempotency-Key lands on it (never a second checkout), its personal data is erased, and a later cancel still runs
- * as on a live checkout. The retention is tiny here (its own archiver, on this test's own tenant only).
+ * as on a live checkout. The retention is tiny here (the tenant's own, set through the admin API; its own archiver, on
+ * this test's own tenant only).
  */
 class RetentionIT extends IntegrationTestBase {
 
@@ -101,9 +102,13 @@ class RetentionIT extends IntegrationTestBase {
         assertThat(productArchiver.archive(clock.instant(), tenant).checkouts()).isZero();
         assertThat(hot(id)).isEqualTo(events);
 
-        // a tiny retention: moved once every processor has passed its events (and a margin of 5 indexes)
+        // a tiny retention, the tenant's own set through the admin API (the default here is ten years and the
+        // chargeback window zero): moved once every processor has passed its events (and a margin of 5 indexes)
+        HttpApi.Response retention = api.send("PUT", "/api/v1/admin/tenants/" + tenant + "/retention",
+                AdminApiIT.ADMIN_KEY, Map.of(), "{\"days\":0,\"reason\":\"retention test\"}");
+        assertThat(retention.status()).as(retention.body()).isEqualTo(200);
         EventArchiver archiver = new EventArchiver(jdbc, transactions, serializer,
-                new RetentionProperties(true, Duration.ZERO, Duration.ZERO, 5L, 10, 10, Duration.ofHours(1)));
+                new RetentionProperties(true, Duration.ZERO, Duration.ofDays(3650), 5L, 10, 10, Duration.ofHours(1)));
         EventArchiver.Result[] result = {null};
         await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).untilAsserted(() -> {
             result[0] = archiver.archive(clock.instant().plusSeconds(1), tenant);
