@@ -264,7 +264,12 @@ final class BenchDatabase implements AutoCloseable {
 
     /** Checkouts completed so far: their {@link CheckoutCompletedEvent} is in the store. */
     long completedCheckouts() throws SQLException {
-        return queryLong("SELECT count(*) FROM domainevententry WHERE payloadtype = '"
+        return completedCheckouts(-1);
+    }
+
+    /** Completed checkouts whose completion is past the global index {@code after}. */
+    long completedCheckouts(long after) throws SQLException {
+        return queryLong("SELECT count(*) FROM domainevententry WHERE globalindex > " + after + " AND payloadtype = '"
                 + CheckoutCompletedEvent.class.getName() + "'");
     }
 
@@ -275,12 +280,19 @@ final class BenchDatabase implements AutoCloseable {
 
     /** Stored events of each type, by simple name, counted in one pass over the table. */
     Map<String, Long> events(List<String> simpleNames) throws SQLException {
+        return events(simpleNames, -1);
+    }
+
+    /** As {@link #events(List)}, counting only events past {@code after} (a global index; -1: all). */
+    Map<String, Long> events(List<String> simpleNames, long after) throws SQLException {
         StringBuilder sql = new StringBuilder("SELECT ");
         for (int i = 0; i < simpleNames.size(); i++) {
             sql.append(i == 0 ? "" : ", ").append("count(*) FILTER (WHERE payloadtype LIKE '%.")
                     .append(simpleNames.get(i)).append("')");
         }
-        double[] counts = queryDoubles(sql.append(" FROM domainevententry").toString());
+        // past a position the primary key finds the rows: a grown store is not scanned once a second
+        double[] counts = queryDoubles(sql.append(" FROM domainevententry")
+                .append(after < 0 ? "" : " WHERE globalindex > " + after).toString());
         Map<String, Long> byType = new LinkedHashMap<>();
         for (int i = 0; i < simpleNames.size(); i++) {
             byType.put(simpleNames.get(i), (long) counts[i]);
@@ -309,8 +321,13 @@ final class BenchDatabase implements AutoCloseable {
      * @return seconds from this call until they had; NaN if {@code limit} passed first
      */
     double awaitCompleted(long expected, Duration limit, Check between) throws Exception {
+        return awaitCompleted(expected, limit, -1, between);
+    }
+
+    /** As above, counting completions past the global index {@code after} only. */
+    double awaitCompleted(long expected, Duration limit, long after, Check between) throws Exception {
         long start = System.nanoTime();
-        CompletionCount completions = completionCount();
+        CompletionCount completions = new CompletionCount(after);
         while (completions.read() < expected) {
             if (System.nanoTime() - start > limit.toNanos()) {
                 return Double.NaN;
@@ -322,7 +339,7 @@ final class BenchDatabase implements AutoCloseable {
     }
 
     CompletionCount completionCount() {
-        return new CompletionCount();
+        return new CompletionCount(-1);
     }
 
     /** Completions counted by their events' positions, a read covering the last {@link #WINDOW} positions. */
@@ -330,8 +347,14 @@ final class BenchDatabase implements AutoCloseable {
         /** More events than are appended in half a second at this machine's rates. */
         private static final long WINDOW = 1_000;
         private final java.util.Set<Long> seen = new java.util.HashSet<>();
-        private long newest = -1; // the highest position read so far
+        private final long floor; // completions at or below it are not counted (a pre-filled store)
+        private long newest; // the highest position read so far
         private int reads;
+
+        CompletionCount(long floor) {
+            this.floor = floor;
+            this.newest = floor;
+        }
 
         long read() throws SQLException {
             String sql = "SELECT globalindex, payloadtype = ? FROM domainevententry WHERE globalindex > ?"
@@ -339,7 +362,7 @@ final class BenchDatabase implements AutoCloseable {
             synchronized (BenchDatabase.this) {
                 try (PreparedStatement q = observer().prepareStatement(sql)) {
                     q.setString(1, CheckoutCompletedEvent.class.getName());
-                    q.setLong(2, reads++ % 20 == 0 ? -1 : newest - WINDOW);
+                    q.setLong(2, reads++ % 20 == 0 ? floor : Math.max(floor, newest - WINDOW));
                     try (ResultSet r = q.executeQuery()) {
                         while (r.next()) {
                             newest = Math.max(newest, r.getLong(1));

@@ -50,7 +50,8 @@ record BenchOptions(
         int overloadBaseline,
         List<Integer> clusterNodes,
         boolean simulatorProcess,
-        Path statementsDir) {
+        Path statementsDir,
+        List<Double> storeCurve) {
 
     static final String USAGE = """
             java -jar benchmarks/target/checkout-benchmarks.jar [options]: the standard checkout workload
@@ -93,6 +94,11 @@ record BenchOptions(
                                     (--burst too starts the packaged application as its own process)
               --app-property=k=v    (repeatable) extra property for every application started (experiments only)
               --seed=42             seed of the generated checkouts
+              --store-curve=0,1,4,12  issue 51's cost curve: fills the store with copies of finished histories (SQL)
+                                    to that many million events, and at each size measures C = 32 over HTTP
+                                    (--n, --warmup; work units, WAL per checkout), the offline read-model rebuild,
+                                    the dashboard's list and filters, replay --all, table sizes and recovery of
+                                    --recovery-checkouts in flight (--jar, --app-jvm-option as for --recovery)
               --simulator=process   the payment provider simulator as its own process (the packaged jar, its own
                                     database on the same server), as a real provider would be; =inprocess: inside
                                     the application, as the embedded demo runs it
@@ -141,6 +147,7 @@ record BenchOptions(
         double overloadRate = 5;
         int overloadBaseline = 50;
         List<Integer> clusterNodes = List.of();
+        List<Double> storeCurve = List.of();
         for (String arg : args) {
             if (!arg.startsWith("--")) {
                 throw new IllegalArgumentException("unexpected argument " + arg + "\n" + USAGE);
@@ -189,6 +196,7 @@ record BenchOptions(
                 case "simulator" -> simulatorProcess = oneOf(name, List.of(require(name, value)), "process",
                         "inprocess").get(0).equals("process");
                 case "statements-dir" -> statementsDir = Path.of(require(name, value));
+                case "store-curve" -> storeCurve = list(name, value).stream().map(v -> number(name, v)).sorted().toList();
                 case "help" -> throw new IllegalArgumentException(USAGE);
                 default -> throw new IllegalArgumentException("unknown option --" + name + "\n" + USAGE);
             }
@@ -197,7 +205,7 @@ record BenchOptions(
                 skipCeiling, lag, lagCheckouts, lagWait, recovery, recoveryCheckouts, jar, List.copyOf(appJvmOptions),
                 replay, replayCheckouts, replayCopies, List.copyOf(appProperties), seed, quietBelow, quietWaitMax, burst, burstSeconds,
                 burstFactor, burstRate, burstCalibration, burstBacklogLimit, overload, overloadSeconds, overloadClients,
-                overloadRate, overloadBaseline, clusterNodes, simulatorProcess, statementsDir);
+                overloadRate, overloadBaseline, clusterNodes, simulatorProcess, statementsDir, storeCurve);
     }
 
     private static String require(String name, String value) {

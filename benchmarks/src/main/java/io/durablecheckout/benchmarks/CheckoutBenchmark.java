@@ -131,6 +131,11 @@ public final class CheckoutBenchmark {
         if (options.overload()) {
             emit(new OverloadRun(db, options).run());
         }
+        if (!options.storeCurve().isEmpty()) {
+            for (Map<String, Object> line : new StoreCurveRun(db, options).run()) {
+                emit(line);
+            }
+        }
         if (!options.clusterNodes().isEmpty()) {
             for (Map<String, Object> line : new ClusterRun(db, options).run()) {
                 emit(line);

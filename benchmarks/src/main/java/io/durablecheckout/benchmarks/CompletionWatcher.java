@@ -71,7 +71,7 @@ final class CompletionWatcher implements AutoCloseable {
     }
 
     CompletionWatcher(EventStore eventStore) {
-        this.stream = eventStore.openStream(eventStore.createTailToken());
+        this.stream = eventStore.openStream(eventStore.createHeadToken());
         this.thread = new Thread(this::follow, "bench-completion-watcher");
         thread.setDaemon(true);
         thread.start();
