@@ -1,6 +1,7 @@
 package io.durablecheckout.activities.payments;
 
 import io.durablecheckout.api.checkout.ActivityIntent;
+import io.durablecheckout.api.checkout.PaymentAuthorizationRequestedEvent;
 import org.axonframework.common.transaction.TransactionManager;
 import org.axonframework.eventhandling.DomainEventMessage;
 import org.axonframework.eventhandling.EventMessage;
@@ -24,6 +25,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
@@ -39,6 +41,8 @@ import java.util.function.Supplier;
  * through the call and deleting the row in the call's own unit of work and transaction: resource row, result events
  * and the row's removal commit together; a node lost mid-call releases the lock and another drainer takes the row.
  * A checkout's row waits while an earlier row of it is queued or running, so one checkout's work keeps its order.
+ * Inside a tenant, checkouts already under way go first: their captures, lookups and compensations before new
+ * authorizations ({@link #rank}).
  * <p>
  * Lease rule 2 reads the intake: a row still here is an intent its worker has not passed (the deadline defers). A
  * failed call is judged by {@link Parking}: the database's trouble is retried from the intake with back-off (1 s
@@ -104,7 +108,7 @@ public final class PaymentIntake implements AutoCloseable {
             + " FROM payment_intake i WHERE tenant_id = ? AND not_before <= now()"
             + " AND NOT EXISTS (SELECT 1 FROM payment_intake e"
             + "   WHERE e.checkout_id = i.checkout_id AND e.sequence_number < i.sequence_number)"
-            + " AND id <> ALL (?) ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED";
+            + " AND id <> ALL (?) ORDER BY rank, id LIMIT 1 FOR UPDATE SKIP LOCKED";
 
     private final JdbcTemplate jdbc;
     private final TransactionManager transactions;
@@ -116,6 +120,9 @@ public final class PaymentIntake implements AutoCloseable {
     private final String batchKey = PaymentIntake.class.getName() + "#" + System.identityHashCode(this);
 
     private final Map<String, Long> lastServed = new ConcurrentHashMap<>();
+    /** Calls in flight on this node per tenant, and how many one tenant may hold (the rest kept for the others). */
+    private final Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
+    private final int perTenant;
     /** Rows whose call failed, between its rollback (the lock released) and its back-off written: not taken again. */
     private final java.util.Set<Long> failing = ConcurrentHashMap.newKeySet();
     private final AtomicLong served = new AtomicLong();
@@ -140,7 +147,17 @@ public final class PaymentIntake implements AutoCloseable {
         this.events = events;
         this.parking = parking;
         this.drainers = Math.max(1, drainers);
+        this.perTenant = perTenantLimit(this.drainers);
         this.poll = poll;
+    }
+
+    /**
+     * One tenant may hold all but one in sixteen of the drainers (30 of 32): the rest stay free for another tenant's
+     * row, which a drainer then takes at once instead of after a slow provider's call ends (decision 136). Below 16
+     * drainers, none is kept back.
+     */
+    static int perTenantLimit(int drainers) {
+        return drainers - drainers / 16;
     }
 
     /** The worker's dispatch of a drained intent (the payments worker registers itself). */
@@ -178,16 +195,25 @@ public final class PaymentIntake implements AutoCloseable {
     public void enqueue(ActivityIntent intent) {
         UnitOfWork<?> uow = CurrentUnitOfWork.get();
         DomainEventMessage<?> message = (DomainEventMessage<?>) uow.getMessage();
-        jdbc.update("INSERT INTO payment_intake (tenant_id, checkout_id, sequence_number) VALUES (?, ?, ?)"
+        jdbc.update("INSERT INTO payment_intake (tenant_id, checkout_id, sequence_number, rank) VALUES (?, ?, ?, ?)"
                         + " ON CONFLICT (checkout_id, sequence_number) DO NOTHING",
                 intent.tenantId() == null ? "" : intent.tenantId().value(), message.getAggregateIdentifier(),
-                message.getSequenceNumber());
+                message.getSequenceNumber(), rank(intent));
         AtomicLong inserted = uow.root().getOrComputeResource(batchKey, k -> {
             AtomicLong n = new AtomicLong();
             uow.root().afterCommit(u -> wake((int) Math.min(drainers, n.get())));
             return n;
         });
         inserted.incrementAndGet();
+    }
+
+    /**
+     * A new checkout's authorization waits behind the work of checkouts already under way (capture, lookup, void,
+     * refund: 0 before 1), so a flood of new checkouts does not hold back the calls that finish or unwind the
+     * accepted ones (decision 136).
+     */
+    static int rank(ActivityIntent intent) {
+        return intent instanceof PaymentAuthorizationRequestedEvent ? 1 : 0;
     }
 
     /**
@@ -297,6 +323,10 @@ public final class PaymentIntake implements AutoCloseable {
             } finally {
                 failing.remove(row.id());
             }
+        } finally {
+            if (taken.get() != null) {
+                inFlight.get(taken.get().tenant()).decrementAndGet();
+            }
         }
         return taken.get() != null;
     }
@@ -304,15 +334,29 @@ public final class PaymentIntake implements AutoCloseable {
     private Row claim(List<String> tenants) {
         Long[] skipped = failing.toArray(Long[]::new);
         for (String tenant : tenants) {
-            List<Row> rows = jdbc.query(con -> {
-                var statement = con.prepareStatement(CLAIM);
-                statement.setString(1, tenant);
-                statement.setArray(2, con.createArrayOf("bigint", skipped));
-                return statement;
-            }, (rs, i) -> new Row(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getInt(5)));
+            // a slot of the tenant's share first: two drainers never both take the last one
+            AtomicInteger calls = inFlight.computeIfAbsent(tenant,
+                    t -> new AtomicInteger());
+            if (calls.incrementAndGet() > perTenant) {
+                calls.decrementAndGet();
+                continue;
+            }
+            List<Row> rows;
+            try {
+                rows = jdbc.query(con -> {
+                    var statement = con.prepareStatement(CLAIM);
+                    statement.setString(1, tenant);
+                    statement.setArray(2, con.createArrayOf("bigint", skipped));
+                    return statement;
+                }, (rs, i) -> new Row(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getInt(5)));
+            } catch (RuntimeException e) {
+                calls.decrementAndGet();
+                throw e;
+            }
             if (!rows.isEmpty()) {
                 return rows.get(0);
             }
+            calls.decrementAndGet();
         }
         return null;
     }

@@ -3,6 +3,7 @@ package io.durablecheckout.activities.payments;
 import io.durablecheckout.activities.PostgresTestSupport;
 import io.durablecheckout.activities.TestIntents;
 import io.durablecheckout.api.checkout.PaymentAuthorizationRequestedEvent;
+import io.durablecheckout.api.checkout.PaymentCaptureRequestedEvent;
 import io.durablecheckout.api.values.CheckoutId;
 import io.durablecheckout.api.values.Money;
 import io.durablecheckout.api.values.Step;
@@ -136,6 +137,78 @@ class PaymentIntakeTest extends PostgresTestSupport {
         assertThat(order.stream().filter(c -> c.startsWith("a")).toList()).as("a tenant's own rows in its order")
                 .containsExactly("a1", "a2", "a3", "a4", "a5", "a6");
         assertThat(intake.queued()).isZero();
+    }
+
+    @Test
+    void inside_a_tenant_the_work_of_checkouts_under_way_goes_before_new_authorizations() {
+        List<String> order = new CopyOnWriteArrayList<>();
+        intake(1, m -> order.add(name(m)), List.of());
+        List<DomainEventMessage<?>> rows = new ArrayList<>();
+        for (int i = 1; i <= 4; i++) {
+            rows.add(event("flooder", "a" + i, 3));
+        }
+        queue(rows);
+        queueCapture("flooder", "c1", 6);
+        queueCapture("flooder", "c2", 6);
+        intake.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> order.size() == 6);
+        assertThat(order).as("captures queued last are taken first, then the authorizations in their order")
+                .containsExactly("c1#6", "c2#6", "a1#3", "a2#3", "a3#3", "a4#3");
+    }
+
+    @Test
+    void one_tenant_never_holds_every_drainer_so_another_tenants_row_is_taken_at_once() throws Exception {
+        java.util.concurrent.CountDownLatch slowProvider = new java.util.concurrent.CountDownLatch(1);
+        AtomicInteger flooderCalls = new AtomicInteger();
+        AtomicInteger mostFlooderCalls = new AtomicInteger();
+        List<String> shopDone = new CopyOnWriteArrayList<>();
+        intake(16, m -> {
+            if (checkoutOf(m).startsWith("b")) {
+                shopDone.add(checkoutOf(m));
+                return;
+            }
+            mostFlooderCalls.accumulateAndGet(flooderCalls.incrementAndGet(), Math::max);
+            try {
+                slowProvider.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                flooderCalls.decrementAndGet();
+            }
+        }, List.of());
+        List<DomainEventMessage<?>> flood = new ArrayList<>();
+        for (int i = 1; i <= 20; i++) {
+            flood.add(event("flooder", "a" + i, 3));
+        }
+        queue(flood);
+        intake.start();
+        try {
+            await().atMost(Duration.ofSeconds(10)).until(() -> flooderCalls.get() == PaymentIntake.perTenantLimit(16));
+            queue(List.of(event("shop", "b1", 3)));
+            await("the other tenant's row, while the flooder's calls all hang").atMost(Duration.ofSeconds(5))
+                    .until(() -> shopDone.contains("b1"));
+            assertThat(mostFlooderCalls.get()).as("the flooding tenant's calls at once, of 16 drainers").isEqualTo(15);
+        } finally {
+            slowProvider.countDown();
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> intake.queued() == 0);
+    }
+
+    /** A capture intent (a checkout under way) queued by a processor-like batch of its own. */
+    private void queueCapture(String tenant, String checkout, long seq) {
+        CheckoutId id = new CheckoutId(checkout);
+        PaymentCaptureRequestedEvent intent = new PaymentCaptureRequestedEvent(id, new TenantId(tenant),
+                new io.durablecheckout.api.values.OperationId(checkout + "/authorize-payment"), new Money(100, "EUR"),
+                TestIntents.lease(id, Step.CAPTURE_PAYMENT, seq));
+        DomainEventMessage<?> message = new GenericDomainEventMessage<>("Checkout", checkout, seq, intent);
+        events.put(checkout + "#" + seq, message);
+        BatchingUnitOfWork<EventMessage<?>> batch = new BatchingUnitOfWork<>(List.of(message));
+        batch.attachTransaction(new SpringTransactionManager(transactionManager));
+        ResultMessage<?> result = batch.executeWithResult(() -> {
+            intake.enqueue(intent);
+            return null;
+        });
+        assertThat(result.isExceptional()).as(String.valueOf(result.optionalExceptionResult())).isFalse();
     }
 
     @Test
