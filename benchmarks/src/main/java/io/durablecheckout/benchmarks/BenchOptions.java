@@ -51,7 +51,8 @@ record BenchOptions(
         List<Integer> clusterNodes,
         boolean simulatorProcess,
         Path statementsDir,
-        List<Double> storeCurve) {
+        List<Double> storeCurve,
+        boolean storeCurveKeep) {
 
     static final String USAGE = """
             java -jar benchmarks/target/checkout-benchmarks.jar [options]: the standard checkout workload
@@ -99,6 +100,9 @@ record BenchOptions(
                                     (--n, --warmup; work units, WAL per checkout), the offline read-model rebuild,
                                     the dashboard's list and filters, replay --all, table sizes and recovery of
                                     --recovery-checkouts in flight (--jar, --app-jvm-option as for --recovery)
+                  --store-curve-keep  measure C = 32 and recovery only, on the store as --jdbc-url holds it (not
+                                      reset; grown if smaller): the same JVM history for two sizes, run one after
+                                      the other, so the first size measured is not the one a colder JIT slows
               --simulator=process   the payment provider simulator as its own process (the packaged jar, its own
                                     database on the same server), as a real provider would be; =inprocess: inside
                                     the application, as the embedded demo runs it
@@ -148,6 +152,7 @@ record BenchOptions(
         int overloadBaseline = 50;
         List<Integer> clusterNodes = List.of();
         List<Double> storeCurve = List.of();
+        boolean storeCurveKeep = false;
         for (String arg : args) {
             if (!arg.startsWith("--")) {
                 throw new IllegalArgumentException("unexpected argument " + arg + "\n" + USAGE);
@@ -196,6 +201,7 @@ record BenchOptions(
                 case "simulator" -> simulatorProcess = oneOf(name, List.of(require(name, value)), "process",
                         "inprocess").get(0).equals("process");
                 case "statements-dir" -> statementsDir = Path.of(require(name, value));
+                case "store-curve-keep" -> storeCurveKeep = true;
                 case "store-curve" -> storeCurve = list(name, value).stream().map(v -> number(name, v)).sorted().toList();
                 case "help" -> throw new IllegalArgumentException(USAGE);
                 default -> throw new IllegalArgumentException("unknown option --" + name + "\n" + USAGE);
@@ -205,7 +211,8 @@ record BenchOptions(
                 skipCeiling, lag, lagCheckouts, lagWait, recovery, recoveryCheckouts, jar, List.copyOf(appJvmOptions),
                 replay, replayCheckouts, replayCopies, List.copyOf(appProperties), seed, quietBelow, quietWaitMax, burst, burstSeconds,
                 burstFactor, burstRate, burstCalibration, burstBacklogLimit, overload, overloadSeconds, overloadClients,
-                overloadRate, overloadBaseline, clusterNodes, simulatorProcess, statementsDir, storeCurve);
+                overloadRate, overloadBaseline, clusterNodes, simulatorProcess, statementsDir, storeCurve,
+                storeCurveKeep);
     }
 
     private static String require(String name, String value) {

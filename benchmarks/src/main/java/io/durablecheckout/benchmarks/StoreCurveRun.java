@@ -57,15 +57,20 @@ final class StoreCurveRun {
 
     List<Map<String, Object>> run() throws Exception {
         List<Map<String, Object>> lines = new ArrayList<>();
-        db.reset();
+        boolean keep = options.storeCurveKeep();
+        if (!keep) {
+            db.reset();
+        }
         if (options.simulatorProcess()) {
             simulator = SimulatorProcess.start(db, options);
         }
         try {
             warmUp();
-            db.reset();
-            try (BenchApplication app = BenchApplication.start(db, properties())) {
-                progress("store-curve: schema migrated on a fresh database (port %d)", app.port());
+            if (!keep) {
+                db.reset();
+                try (BenchApplication app = BenchApplication.start(db, properties())) {
+                    progress("store-curve: schema migrated on a fresh database (port %d)", app.port());
+                }
             }
             for (double millions : options.storeCurve()) {
                 long target = Math.round(millions * 1_000_000);
@@ -92,7 +97,8 @@ final class StoreCurveRun {
         for (int round = 1; round <= 2 && options.jvmWarmup() > 0; round++) {
             try (BenchApplication app = BenchApplication.start(db, properties());
                  CompletionWatcher watcher = new CompletionWatcher(app.eventStore())) {
-                ClosedLoop.Result r = ClosedLoop.run(new Workload(options.seed() + 2, "jvm-warmup-" + round),
+                ClosedLoop.Result r = ClosedLoop.run(new Workload(options.seed() + 2, "jvm-warmup-" + round + "-"
+                                + System.currentTimeMillis()),
                         options.jvmWarmup(), 32, Submitter.http(app.port()), watcher);
                 progress("store-curve: JVM warm-up round %d: %d checkouts (not counted)", round, r.completed());
             }
@@ -178,38 +184,36 @@ final class StoreCurveRun {
         line.put("checkouts", db.queryLong("SELECT count(*) FROM domainevententry WHERE type = 'Checkout'"
                 + " AND sequencenumber = 0"));
         sizes(line);
+        // fresh checkout ids and keys each run: the simulator's ledger outlives a reset and would answer repeats
+        String run = millions + "-" + System.currentTimeMillis();
         try (BenchApplication app = BenchApplication.start(db, properties());
              CompletionWatcher watcher = new CompletionWatcher(app.eventStore())) {
-            long rebuildStart = System.nanoTime();
-            CheckoutSummaryRebuild.Result rebuilt = app.bean(CheckoutSummaryRebuild.class).rebuild();
-            double rebuildSeconds = (System.nanoTime() - rebuildStart) / 1e9;
-            line.put("rebuild_s", round(rebuildSeconds, 1));
-            line.put("rebuild_rows", rebuilt.rows());
-            line.put("rebuild_events_per_s", round(rebuilt.events() / rebuildSeconds, 0));
-            progress("%s: offline rebuild of %d events, %d rows in %.1f s", label, rebuilt.events(), rebuilt.rows(),
-                    rebuildSeconds);
-
+            if (!options.storeCurveKeep()) {
+                rebuild(app, line, label);
+            }
             Submitter submitter = Submitter.http(app.port());
-            ClosedLoop.run(new Workload(options.seed() + 1, "warmup-" + millions), options.warmup(), 32, submitter,
+            ClosedLoop.run(new Workload(options.seed() + 1, "warmup-" + run), options.warmup(), 32, submitter,
                     watcher);
             WorkUnits work = WorkUnits.start(db, app, simulator, true);
-            long eventsBefore = db.events();
+            long eventsBefore = head(); // not count(*): a scan of the grown store just before the counted run
             long walBefore = db.queryLong("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn");
-            ClosedLoop.Result run = ClosedLoop.run(new Workload(options.seed(), "run-" + millions), options.n(), 32,
+            ClosedLoop.Result result = ClosedLoop.run(new Workload(options.seed(), "run-" + run), options.n(), 32,
                     submitter, watcher);
             Map<String, Object> units = new LinkedHashMap<>();
-            CpuWindow.Split split = work.stop(units, run.completed(), label, options.statementsDir());
+            CpuWindow.Split split = work.stop(units, result.completed(), label, options.statementsDir());
             long wal = db.queryLong("SELECT pg_current_wal_lsn() - '0/0'::pg_lsn") - walBefore;
-            Report.putClosedLoop(line, run, options, null, db.events() - eventsBefore);
-            line.put("wal_bytes_per_checkout", run.completed() == 0 ? null : wal / run.completed());
-            split.put(line, "jvm", run.completed());
+            Report.putClosedLoop(line, result, options, null, head() - eventsBefore);
+            line.put("wal_bytes_per_checkout", result.completed() == 0 ? null : wal / result.completed());
+            split.put(line, "jvm", result.completed());
             line.putAll(units);
             Report.summary(label, line, "jvm");
 
-            dashboard(app, line);
-            replay(line);
+            if (!options.storeCurveKeep()) {
+                dashboard(app, line);
+                replay(line);
+            }
         }
-        Map<String, Object> recovery = new RecoveryRun(db, options).run(false, "recovery-" + millions);
+        Map<String, Object> recovery = new RecoveryRun(db, options).run(false, "recovery-" + run);
         for (String key : List.of("in_flight_at_kill", "restart_to_ready_s", "restart_to_all_done_s",
                 "duplicate_reservations", "duplicate_authorizations", "duplicate_receipts")) {
             line.put("recovery_" + key, recovery.get(key));
@@ -218,6 +222,22 @@ final class StoreCurveRun {
                 recovery.get("in_flight_at_kill"), recovery.get("restart_to_ready_s"),
                 recovery.get("restart_to_all_done_s"));
         return line;
+    }
+
+    private long head() throws Exception {
+        return db.queryLong("SELECT coalesce(max(globalindex), 0) FROM domainevententry");
+    }
+
+    /** The operator's offline rebuild of the read model: also what writes the copies' summary rows. */
+    private static void rebuild(BenchApplication app, Map<String, Object> line, String label) {
+        long rebuildStart = System.nanoTime();
+        CheckoutSummaryRebuild.Result rebuilt = app.bean(CheckoutSummaryRebuild.class).rebuild();
+        double rebuildSeconds = (System.nanoTime() - rebuildStart) / 1e9;
+        line.put("rebuild_s", round(rebuildSeconds, 1));
+        line.put("rebuild_rows", rebuilt.rows());
+        line.put("rebuild_events_per_s", round(rebuilt.events() / rebuildSeconds, 0));
+        progress("%s: offline rebuild of %d events, %d rows in %.1f s", label, rebuilt.events(), rebuilt.rows(),
+                rebuildSeconds);
     }
 
     private void sizes(Map<String, Object> line) throws Exception {
