@@ -106,12 +106,7 @@ final class ReplayRun {
             line.put("load_avg_1m", round(Resources.loadAverage1m(), 2));
         }
         // the decision replay of the same store, with the application stopped (as the command line runs it)
-        org.postgresql.ds.PGSimpleDataSource ds = new org.postgresql.ds.PGSimpleDataSource();
-        ds.setUrl(db.url());
-        ds.setUser(db.user());
-        ds.setPassword(db.password());
-        StoredHistories histories = new StoredHistories(ds, AxonInfrastructureConfiguration.strictEventSerializer(),
-                EventUpcasters.chain());
+        StoredHistories histories = storedHistories(db);
         int threads = Runtime.getRuntime().availableProcessors();
         // two passes: the first includes the JIT compiling the replay code, the second is the steady state
         for (String pass : List.of("cold", "warm")) {
@@ -301,6 +296,15 @@ final class ReplayRun {
             line.put("load_avg_1m", round(Resources.loadAverage1m(), 2));
         }
         return line;
+    }
+
+    /** The stored histories as {@code replay} reads them, over a connection of their own (no application needed). */
+    static StoredHistories storedHistories(BenchDatabase db) {
+        org.postgresql.ds.PGSimpleDataSource ds = new org.postgresql.ds.PGSimpleDataSource();
+        ds.setUrl(db.url());
+        ds.setUser(db.user());
+        ds.setPassword(db.password());
+        return new StoredHistories(ds, AxonInfrastructureConfiguration.strictEventSerializer(), EventUpcasters.chain());
     }
 
     private static double percentile(long[] sortedNanos, double p) {

@@ -1,11 +1,9 @@
 package io.durablecheckout.benchmarks;
 
 import io.durablecheckout.api.checkout.CheckoutCompletedEvent;
-import io.durablecheckout.orchestrator.config.AxonInfrastructureConfiguration;
 import io.durablecheckout.orchestrator.readmodel.CheckoutSummaryRebuild;
 import io.durablecheckout.orchestrator.replay.ReplayCommand;
 import io.durablecheckout.orchestrator.replay.StoredHistories;
-import io.durablecheckout.orchestrator.serialization.EventUpcasters;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -344,12 +342,7 @@ final class StoreCurveRun {
 
     /** {@code replay --all} in this JVM, both cores, as the command line runs it against the store. */
     private void replay(Map<String, Object> line) {
-        org.postgresql.ds.PGSimpleDataSource ds = new org.postgresql.ds.PGSimpleDataSource();
-        ds.setUrl(db.url());
-        ds.setUser(db.user());
-        ds.setPassword(db.password());
-        StoredHistories histories = new StoredHistories(ds, AxonInfrastructureConfiguration.strictEventSerializer(),
-                EventUpcasters.chain());
+        StoredHistories histories = ReplayRun.storedHistories(db);
         int threads = Runtime.getRuntime().availableProcessors();
         ReplayCommand.Summary s = ReplayCommand.replayAll(histories, null, threads, histories.count(null), null);
         line.put("replay_histories", s.histories());
