@@ -1,18 +1,15 @@
 package io.durablecheckout.orchestrator.it;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.durablecheckout.orchestrator.config.EmbeddedPostgresServer;
 import io.durablecheckout.orchestrator.it.support.HttpApi;
+import io.durablecheckout.orchestrator.it.support.PrivateDatabase;
 import io.durablecheckout.orchestrator.it.support.InProcessNode;
 import io.durablecheckout.orchestrator.it.support.InvariantChecker;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.postgresql.ds.PGSimpleDataSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,27 +38,23 @@ class SlowProviderLeaseIT {
             "checkout.activities.heartbeat-interval=2s", "checkout.activities.lease-claim-delay=300ms",
             "checkout.payments.max-concurrent-calls=4", "checkout.demo.sku-count=5");
 
-    EmbeddedPostgresServer postgres;
+    PrivateDatabase database;
     JdbcTemplate db;
 
     @BeforeEach
     void database() throws Exception {
-        postgres = EmbeddedPostgresServer.start(
-                Files.createTempDirectory(Path.of("target").toAbsolutePath(), "slow-provider-pg-"), 0);
-        PGSimpleDataSource ds = new PGSimpleDataSource();
-        ds.setUrl(postgres.jdbcUrl());
-        ds.setUser("postgres");
-        db = new JdbcTemplate(ds);
+        database = PrivateDatabase.start("slow-provider-pg-");
+        db = database.jdbc();
     }
 
     @AfterEach
     void stop() throws Exception {
-        postgres.close();
+        database.close();
     }
 
     @Test
     void queuedPaymentIntentsWaitInsteadOfExpiringAndEveryCheckoutCompletes() throws Exception {
-        try (InProcessNode node = InProcessNode.start("slow-provider", postgres.jdbcUrl(), null, SETTINGS)) {
+        try (InProcessNode node = InProcessNode.start("slow-provider", database.jdbcUrl(), null, SETTINGS)) {
             HttpApi api = new HttpApi(node.port());
             List<String> ids = new ArrayList<>();
             ExecutorService clients = Executors.newFixedThreadPool(6);

@@ -1,26 +1,23 @@
 package io.durablecheckout.orchestrator.it;
 
 import io.durablecheckout.orchestrator.it.support.HttpApi;
+import io.durablecheckout.orchestrator.it.support.PrivateDatabase;
 import io.durablecheckout.orchestrator.it.support.InProcessNode;
 import io.durablecheckout.orchestrator.it.support.InvariantChecker;
 import io.durablecheckout.orchestrator.it.support.NodeProcess;
 
 import io.durablecheckout.activities.WorkerPauseHook;
 import io.durablecheckout.api.values.Step;
-import io.durablecheckout.orchestrator.config.EmbeddedPostgresServer;
 import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.postgresql.ds.PGSimpleDataSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -55,22 +52,18 @@ class StaleOwnerFencingIT {
             "checkout.processing.claim-timeout=3s", "checkout.processing.token-claim-interval=500ms",
             "checkout.demo.sku-count=5", "checkout.datasource.idle-in-transaction-timeout=120s");
 
-    EmbeddedPostgresServer postgres;
+    PrivateDatabase database;
     JdbcTemplate db;
 
     @BeforeEach
     void database() throws Exception {
-        postgres = EmbeddedPostgresServer.start(
-                Files.createTempDirectory(Path.of("target").toAbsolutePath(), "fencing-pg-"), 0);
-        PGSimpleDataSource ds = new PGSimpleDataSource();
-        ds.setUrl(postgres.jdbcUrl());
-        ds.setUser("postgres");
-        db = new JdbcTemplate(ds);
+        database = PrivateDatabase.start("fencing-pg-");
+        db = database.jdbc();
     }
 
     @AfterEach
     void stop() throws Exception {
-        postgres.close();
+        database.close();
     }
 
     @Test
@@ -83,12 +76,12 @@ class StaleOwnerFencingIT {
                 await().atMost(Duration.ofSeconds(90)).until(() -> resume.await(100, TimeUnit.MILLISECONDS));
             }
         };
-        try (InProcessNode a = InProcessNode.start("node-a", postgres.jdbcUrl(), parkFirstReservation, FAST_TAKEOVER)) {
+        try (InProcessNode a = InProcessNode.start("node-a", database.jdbcUrl(), parkFirstReservation, FAST_TAKEOVER)) {
             String id = startCheckout(a.port());
             assertThat(parked.await(30, TimeUnit.SECONDS)).as("worker A read its intent").isTrue();
             awaitEvent(id, "ActivityLeaseExpiredEvent");
 
-            try (InProcessNode b = InProcessNode.start("node-b", postgres.jdbcUrl(), null, FAST_TAKEOVER)) {
+            try (InProcessNode b = InProcessNode.start("node-b", database.jdbcUrl(), null, FAST_TAKEOVER)) {
                 awaitCompleted(id);
                 resume.countDown(); // A wakes up, still believing it owns the reservation
                 MeterRegistry aMeters = a.bean(MeterRegistry.class);
@@ -112,11 +105,11 @@ class StaleOwnerFencingIT {
         List<String> parkA = new java.util.ArrayList<>(FAST_TAKEOVER.stream().map(p -> "--" + p).toList());
         parkA.addAll(List.of("--checkout.fault-injection.park-step=reserve-stock",
                 "--checkout.fault-injection.park-token=1", "--checkout.fault-injection.park-duration=20s"));
-        try (NodeProcess a = NodeProcess.start("fencing-node-a", postgres.jdbcUrl(), parkA)) {
+        try (NodeProcess a = NodeProcess.start("fencing-node-a", database.jdbcUrl(), parkA)) {
             String id = startCheckout(a.port());
             awaitEvent(id, "ActivityLeaseExpiredEvent");
 
-            try (InProcessNode b = InProcessNode.start("node-b", postgres.jdbcUrl(), null, FAST_TAKEOVER)) {
+            try (InProcessNode b = InProcessNode.start("node-b", database.jdbcUrl(), null, FAST_TAKEOVER)) {
                 awaitCompleted(id);
                 // A resumes after its park and is refused at the resource: its own metric says so.
                 await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(500))
@@ -137,7 +130,7 @@ class StaleOwnerFencingIT {
     @Test
     void aFrozenMembersRunningStatementIsEndedAndTheSagaMovesOn() throws Exception {
         String frozenName = "checkout zz0 frozen-node";
-        try (InProcessNode live = InProcessNode.start("live-node", postgres.jdbcUrl(), null,
+        try (InProcessNode live = InProcessNode.start("live-node", database.jdbcUrl(), null,
                 List.of("checkout.processing.claim-timeout=3s", "checkout.demo.sku-count=5"))) {
             awaitCompleted(startCheckout(live.port()));
             db.update("INSERT INTO cluster_members (node_id, processor, last_seen, session_name)"
@@ -145,7 +138,7 @@ class StaleOwnerFencingIT {
             Properties props = new Properties();
             props.setProperty("user", "postgres");
             props.setProperty("ApplicationName", frozenName);
-            try (Connection frozen = DriverManager.getConnection(postgres.jdbcUrl(), props)) {
+            try (Connection frozen = DriverManager.getConnection(database.jdbcUrl(), props)) {
                 frozen.setAutoCommit(false);
                 try (Statement s = frozen.createStatement()) {
                     s.execute("SET idle_in_transaction_session_timeout = 0");

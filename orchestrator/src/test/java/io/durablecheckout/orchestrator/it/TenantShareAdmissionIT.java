@@ -1,17 +1,13 @@
 package io.durablecheckout.orchestrator.it;
 
-import io.durablecheckout.orchestrator.config.EmbeddedPostgresServer;
 import io.durablecheckout.orchestrator.it.support.HttpApi;
+import io.durablecheckout.orchestrator.it.support.PrivateDatabase;
 import io.durablecheckout.orchestrator.it.support.InProcessNode;
-import io.durablecheckout.orchestrator.tenancy.AdminKeyCommand;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.postgresql.ds.PGSimpleDataSource;
 import org.springframework.jdbc.core.JdbcTemplate;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -38,7 +34,7 @@ class TenantShareAdmissionIT {
     static final List<String> SETTINGS = List.of("checkout.admission.max-backlog=40",
             "checkout.payments.max-concurrent-calls=4", "checkout.demo.sku-count=5");
 
-    EmbeddedPostgresServer postgres;
+    PrivateDatabase database;
     JdbcTemplate db;
 
     record Answer(int status, String retryAfter, String contentType, String body) {
@@ -46,38 +42,23 @@ class TenantShareAdmissionIT {
 
     @BeforeEach
     void database() throws Exception {
-        postgres = EmbeddedPostgresServer.start(
-                Files.createTempDirectory(Path.of("target").toAbsolutePath(), "tenant-share-pg-"), 0);
-        PGSimpleDataSource ds = new PGSimpleDataSource();
-        ds.setUrl(postgres.jdbcUrl());
-        ds.setUser("postgres");
-        db = new JdbcTemplate(ds);
+        database = PrivateDatabase.start("tenant-share-pg-");
+        db = database.jdbc();
     }
 
     @AfterEach
     void stop() throws Exception {
-        postgres.close();
+        database.close();
     }
 
     @Test
     void aFloodingTenantIsRefusedAtItsShareWhileAnotherTenantsCheckoutsAreAllAdmitted() throws Exception {
-        // the first admin key of a configured database, as an operator makes it (decision 69)
-        java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
-        assertThat(AdminKeyCommand.run(new String[] {AdminKeyCommand.NAME, "--jdbc-url", postgres.jdbcUrl(),
-                "--jdbc-user", "postgres"}, Map.of(), new java.io.PrintStream(printed, true), System.err)).isZero();
-        String adminKey = printed.toString().trim();
-        try (InProcessNode node = InProcessNode.start("tenant-share", postgres.jdbcUrl(), null, SETTINGS)) {
+        String adminKey = database.firstAdminKey();
+        try (InProcessNode node = InProcessNode.start("tenant-share", database.jdbcUrl(), null, SETTINGS)) {
             HttpApi api = new HttpApi(node.port());
-            String shop = "shop-" + UUID.randomUUID().toString().substring(0, 8);
-            assertThat(api.send("POST", "/api/v1/admin/tenants", adminKey, Map.of(),
-                    "{\"tenantId\":\"" + shop + "\",\"name\":\"Second shop\",\"reason\":\"test\"}").status())
-                    .isEqualTo(201);
-            HttpApi.Response issued = api.send("POST", "/api/v1/admin/tenants/" + shop + "/keys", adminKey, Map.of(),
-                    "{\"roles\":[\"tenant\"],\"reason\":\"test\"}");
-            assertThat(issued.status()).as(issued.body()).isEqualTo(201);
-            String shopKey = issued.json().get("key").asText();
-            assertThat(api.send("POST", "/api/v1/admin/tenants/" + shop + "/stock", adminKey, Map.of(),
-                    "{\"sku\":\"SHOP-1\",\"quantity\":1000,\"reason\":\"test\"}").status()).isEqualTo(201);
+            String[] tenant = PrivateDatabase.secondTenant(api, adminKey, "SHOP-1");
+            String shop = tenant[0];
+            String shopKey = tenant[1];
 
             // the flood: 6 clients submit slow payments as fast as they are answered, until told to stop
             ConcurrentLinkedQueue<Answer> flood = new ConcurrentLinkedQueue<>();
