@@ -183,8 +183,8 @@ public final class CheckoutBenchmark {
                     long start = System.nanoTime();
                     long jitBefore = Resources.jitMillis();
                     long jitCpuBefore = Resources.jitCpuMillis();
-                    ClosedLoop.Result r = ClosedLoop.run(new Workload(options.seed() + 2, "jvm-warmup-" + transport).hot(options.hotSkus()),
-                            perRun, 32, submitter(app, transport), watcher);
+                    ClosedLoop.Result r = ClosedLoop.run(new Workload(options.seed() + 2, "jvm-warmup-" + transport)
+                            .hot(options.hotSkus()), perRun, 32, submitter(app, transport), watcher);
                     jitMs += Resources.jitMillis() - jitBefore;
                     jitCpuMs += Resources.jitCpuMillis() - jitCpuBefore;
                     runNanos += System.nanoTime() - start;
@@ -252,8 +252,8 @@ public final class CheckoutBenchmark {
         try (BenchApplication app = BenchApplication.start(db, appProperties(mode));
              CompletionWatcher watcher = new CompletionWatcher(app.eventStore())) {
             Submitter submitter = submitter(app, transport);
-            ClosedLoop.Result warm = ClosedLoop.run(new Workload(options.seed() + 1, "warmup").hot(options.hotSkus()), options.warmup(),
-                    concurrency, submitter, watcher);
+            ClosedLoop.Result warm = ClosedLoop.run(new Workload(options.seed() + 1, "warmup").hot(options.hotSkus()),
+                    options.warmup(), concurrency, submitter, watcher);
             progress("%s: warm-up %d done in %.1f s (%d errors, %d timeouts)", label, warm.completed(),
                     warm.seconds(), warm.errors(), warm.timeouts());
 

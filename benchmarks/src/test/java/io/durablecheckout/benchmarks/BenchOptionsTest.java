@@ -30,7 +30,8 @@ class BenchOptionsTest {
     void hotSkusDrawEveryItemFromTheFirstFewSkus() {
         assertThat(BenchOptions.parse(new String[0]).hotSkus()).as("the standard workload").isZero();
         assertThat(BenchOptions.parse(new String[]{"--hot-skus=10"}).hotSkus()).isEqualTo(10);
-        assertThatThrownBy(() -> BenchOptions.parse(new String[]{"--hot-skus=0"})).hasMessageContaining("must be positive");
+        assertThatThrownBy(() -> BenchOptions.parse(new String[]{"--hot-skus=0"}))
+                .hasMessageContaining("must be positive");
         Workload standard = new Workload(42, "t");
         Workload hot = standard.hot(10);
         java.util.Set<String> skus = new java.util.TreeSet<>();

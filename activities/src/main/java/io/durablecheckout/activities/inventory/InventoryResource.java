@@ -170,8 +170,9 @@ public class InventoryResource {
                 token, reservationOperationId)));
     }
 
-    private ReleaseOutcome releaseOnce(BatchStock batch, CheckoutId checkoutId, TenantId tenantId, OperationId releaseOperationId,
-                                       FencingToken token, OperationId reservationOperationId) {
+    private ReleaseOutcome releaseOnce(BatchStock batch, CheckoutId checkoutId, TenantId tenantId,
+                                       OperationId releaseOperationId, FencingToken token,
+                                       OperationId reservationOperationId) {
         Map<String, Object> columns = FencedOperations.baseColumns(releaseOperationId, "RELEASE", checkoutId.value(),
                 tenantId.value(), token);
         columns.put("reservation_operation_id", reservationOperationId.value());

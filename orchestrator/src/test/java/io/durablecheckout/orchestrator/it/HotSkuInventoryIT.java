@@ -68,7 +68,7 @@ class HotSkuInventoryIT {
                     accepted.add(clients.submit(() -> {
                         Map<String, Integer> items = hotItems(random);
                         String key = "hot-" + UUID.randomUUID();
-                        // admission answers 429 beyond its backlog share: asked again with the same key, as a client would
+                        // admission answers 429 beyond its backlog share: asked again with the same key
                         await().atMost(Duration.ofSeconds(120)).pollInterval(Duration.ofMillis(500)).until(() -> {
                             HttpApi.Response r = api.startCheckout(key, body(items));
                             assertThat(r.status()).as(r.body()).isIn(202, 429);
