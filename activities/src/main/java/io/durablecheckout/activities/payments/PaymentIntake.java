@@ -131,6 +131,8 @@ public final class PaymentIntake implements AutoCloseable {
     private final AtomicLong served = new AtomicLong();
     /** Rows this node inserted that no drainer here has taken yet, as far as it knows: whether to look again. */
     private final AtomicLong pending = new AtomicLong();
+    /** Drainers between the start and the end of a claim: each may take one of the pending rows. */
+    private final AtomicInteger searching = new AtomicInteger();
     /** The intents this node queued, until a drainer here takes them: no read of the event store back. */
     private final Map<String, DomainEventMessage<?>> queuedHere = new ConcurrentHashMap<>();
     private static final int QUEUED_HERE_MAX = 20_000;
@@ -215,7 +217,7 @@ public final class PaymentIntake implements AutoCloseable {
                 }
                 batch.forEach(m -> queuedHere.put(key(m.getAggregateIdentifier(), m.getSequenceNumber()), m));
                 pending.addAndGet(batch.size());
-                wake(Math.min(drainers, batch.size()));
+                wake(Math.min(drainers, batch.size()) - signals.availablePermits()); // wake-ups owed already count
             });
             return batch;
         });
@@ -319,7 +321,13 @@ public final class PaymentIntake implements AutoCloseable {
         }
         try {
             unitOfWork.execute(() -> {
-                Row row = claim(order, full);
+                Row row;
+                searching.incrementAndGet();
+                try {
+                    row = claim(order, full);
+                } finally {
+                    searching.decrementAndGet();
+                }
                 if (row == null) {
                     pending.compareAndSet(pendingSeen, 0); // nothing to take: stop looking until told of new rows
                     return;
@@ -331,7 +339,8 @@ public final class PaymentIntake implements AutoCloseable {
                 DomainEventMessage<?> message = queuedHere.remove(key(row.checkout(), row.sequenceNumber()));
                 boolean foreign = message == null; // queued by another node (or before this one started)
                 lastTakeForeign.set(foreign);
-                if (pending.updateAndGet(p -> Math.max(0, p - 1)) > 0 || foreign) {
+                long left = pending.updateAndGet(p -> Math.max(0, p - 1));
+                if (foreign || left > searching.get() + signals.availablePermits()) {
                     wake(1); // another idle drainer looks for the next row while this one calls
                 }
                 if (message == null) {
