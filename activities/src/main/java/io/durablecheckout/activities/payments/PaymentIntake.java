@@ -329,7 +329,9 @@ public final class PaymentIntake implements AutoCloseable {
                     searching.decrementAndGet();
                 }
                 if (row == null) {
-                    pending.compareAndSet(pendingSeen, 0); // nothing to take: stop looking until told of new rows
+                    if (full.isEmpty()) {
+                        pending.compareAndSet(pendingSeen, 0); // nothing to take: stop looking until told of new rows
+                    } // else rows of a tenant at its share may wait: a drainer ending that tenant's call looks again
                     return;
                 }
                 taken.set(row);

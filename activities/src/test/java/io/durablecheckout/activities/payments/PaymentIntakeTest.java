@@ -61,6 +61,11 @@ class PaymentIntakeTest extends PostgresTestSupport {
 
     private PaymentIntake intake(int drainers, Consumer<EventMessage<?>> work,
                                  List<CorrelationDataProvider> correlation) {
+        return intake(drainers, work, correlation, Duration.ofMillis(100));
+    }
+
+    private PaymentIntake intake(int drainers, Consumer<EventMessage<?>> work,
+                                 List<CorrelationDataProvider> correlation, Duration poll) {
         intake = new PaymentIntake(jdbc, new SpringTransactionManager(transactionManager), () -> correlation,
                 (checkout, seq) -> events.get(checkout + "#" + seq),
                 () -> new PaymentIntake.Parking() {
@@ -82,7 +87,7 @@ class PaymentIntakeTest extends PostgresTestSupport {
                         parked.add(name(intent));
                         return true;
                     }
-                }, drainers, Duration.ofMillis(100));
+                }, drainers, poll);
         intake.drainInto(work);
         return intake;
     }
@@ -190,6 +195,42 @@ class PaymentIntakeTest extends PostgresTestSupport {
             assertThat(mostFlooderCalls.get()).as("the flooding tenant's calls at once, of 16 drainers").isEqualTo(15);
         } finally {
             slowProvider.countDown();
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> intake.queued() == 0);
+    }
+
+    @Test
+    void a_tenant_at_its_share_keeps_its_drainers_busy_without_waiting_for_the_poll() throws Exception {
+        java.util.concurrent.Semaphore provider = new java.util.concurrent.Semaphore(0);
+        AtomicInteger calls = new AtomicInteger();
+        AtomicInteger done = new AtomicInteger();
+        // the poll is far longer than the waits below: only a drainer that looks again on its own keeps up
+        intake(16, m -> {
+            calls.incrementAndGet();
+            try {
+                provider.acquire();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                calls.decrementAndGet();
+                done.incrementAndGet();
+            }
+        }, List.of(), Duration.ofSeconds(30));
+        List<DomainEventMessage<?>> flood = new ArrayList<>();
+        for (int i = 1; i <= 45; i++) {
+            flood.add(event("flooder", "a" + i, 3));
+        }
+        queue(flood);
+        intake.start();
+        int share = PaymentIntake.perTenantLimit(16);
+        try {
+            await("the first wave at the tenant's share").atMost(Duration.ofSeconds(10))
+                    .until(() -> calls.get() == share);
+            provider.release(share); // the first wave ends: its drainers take the next rows themselves
+            await("the second wave at the share at once, not one row per poll").atMost(Duration.ofSeconds(10))
+                    .until(() -> done.get() == share && calls.get() == share);
+        } finally {
+            provider.release(1000);
         }
         await().atMost(Duration.ofSeconds(10)).until(() -> intake.queued() == 0);
     }
