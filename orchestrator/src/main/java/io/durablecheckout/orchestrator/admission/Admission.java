@@ -77,6 +77,20 @@ public class Admission {
 
     /** @throws BacklogFullException when {@code tenant}'s backlog is at its share of the limit (0 or less: none) */
     public void admit(TenantId tenant) {
+        decide(tenant, true);
+    }
+
+    /**
+     * Whether {@link #admit} would refuse {@code tenant} now, admitting nothing: a tenant over its share is refused
+     * before its submission opens a transaction (a flood's refusals cost reads, not a rolled-back write each).
+     *
+     * @throws BacklogFullException as {@link #admit} would
+     */
+    public void check(TenantId tenant) {
+        decide(tenant, false);
+    }
+
+    private void decide(TenantId tenant, boolean take) {
         if (maxBacklog <= 0) {
             return;
         }
@@ -97,9 +111,11 @@ public class Admission {
         }
         long limit = effectiveLimit();
         long share = Math.max(1, limit / active);
-        long mine = now.getOrDefault(id, 0L) + accepted.incrementAndGet();
+        long mine = now.getOrDefault(id, 0L) + (take ? accepted.incrementAndGet() : accepted.get() + 1);
         if (mine > share) {
-            accepted.decrementAndGet();
+            if (take) {
+                accepted.decrementAndGet();
+            }
             refused.increment();
             long backlog = mine - 1;
             long excess = backlog - share + 1;

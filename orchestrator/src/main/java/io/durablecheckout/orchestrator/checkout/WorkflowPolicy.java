@@ -22,12 +22,14 @@ import java.time.Duration;
  * @param reconciliationMaxLookups lookups that find nothing conclusive before manual review
  * @param holdValidity             how long the provider holds an authorization before it lapses (Stripe cards: 7 days)
  * @param customerActionTimeout    how long a payment waits for the customer's authentication (3-D Secure)
+ * @param recordRulesVersion       the rules version new checkouts record: this code's newest unless set; an older one
+ *                                 (from {@link #QUEUED_INTENTS_WAIT}) only to measure a rule's cost on today's code
  */
 @ConfigurationProperties("checkout.workflow")
 public record WorkflowPolicy(Duration leaseDuration, Duration paymentLeaseDuration, Duration retryInitialDelay,
                              Duration retryMaxDelay, Integer maxAttempts, Duration reconciliationInitialDelay,
                              Duration reconciliationMaxDelay, Integer reconciliationMaxLookups,
-                             Duration holdValidity, Duration customerActionTimeout) {
+                             Duration holdValidity, Duration customerActionTimeout, Integer recordRulesVersion) {
 
     /** The version of the rules that read these values (see {@link CheckoutPolicy#version()}). */
     public static final int RULES_VERSION = 3;
@@ -57,6 +59,21 @@ public record WorkflowPolicy(Duration leaseDuration, Duration paymentLeaseDurati
         reconciliationMaxLookups = or(reconciliationMaxLookups, 6);
         holdValidity = or(holdValidity, Duration.ofDays(7));
         customerActionTimeout = or(customerActionTimeout, Duration.ofMinutes(15));
+        recordRulesVersion = or(recordRulesVersion, RULES_VERSION);
+        if (recordRulesVersion < QUEUED_INTENTS_WAIT || recordRulesVersion > RULES_VERSION) {
+            throw new IllegalArgumentException("checkout.workflow.record-rules-version must be between "
+                    + QUEUED_INTENTS_WAIT + " and " + RULES_VERSION + ", was " + recordRulesVersion);
+        }
+    }
+
+    /** With this code's newest rules. */
+    public WorkflowPolicy(Duration leaseDuration, Duration paymentLeaseDuration, Duration retryInitialDelay,
+                          Duration retryMaxDelay, Integer maxAttempts, Duration reconciliationInitialDelay,
+                          Duration reconciliationMaxDelay, Integer reconciliationMaxLookups, Duration holdValidity,
+                          Duration customerActionTimeout) {
+        this(leaseDuration, paymentLeaseDuration, retryInitialDelay, retryMaxDelay, maxAttempts,
+                reconciliationInitialDelay, reconciliationMaxDelay, reconciliationMaxLookups, holdValidity,
+                customerActionTimeout, null);
     }
 
     /** With the default hold validity. */
@@ -68,12 +85,12 @@ public record WorkflowPolicy(Duration leaseDuration, Duration paymentLeaseDurati
     }
 
     public static WorkflowPolicy defaults() {
-        return new WorkflowPolicy(null, null, null, null, null, null, null, null, null, null);
+        return new WorkflowPolicy(null, null, null, null, null, null, null, null, null, null, null);
     }
 
     /** The values to record in a new checkout. */
     public CheckoutPolicy recorded() {
-        return new CheckoutPolicy(RULES_VERSION, leaseDuration, paymentLeaseDuration, retryInitialDelay, retryMaxDelay,
+        return new CheckoutPolicy(recordRulesVersion, leaseDuration, paymentLeaseDuration, retryInitialDelay, retryMaxDelay,
                 maxAttempts, reconciliationInitialDelay, reconciliationMaxDelay, reconciliationMaxLookups,
                 CaptureMode.ON_CONFIRMATION, holdValidity, customerActionTimeout);
     }

@@ -158,7 +158,7 @@ public class EventProcessingConfiguration {
         public ProcessingProperties {
             mode = mode != null ? mode : Mode.TUNED;
             Map<String, Processor> merged = new LinkedHashMap<>(Map.of(
-                    SAGA_PROCESSOR, new Processor(1, 16),
+                    SAGA_PROCESSOR, new Processor(2, 16),
                     SUMMARY_PROCESSOR, new Processor(1, 1024),
                     "inventory", new Processor(1, 16),
                     "payments", new Processor(4, 8),

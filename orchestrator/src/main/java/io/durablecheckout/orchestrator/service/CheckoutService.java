@@ -98,6 +98,15 @@ public class CheckoutService {
         CheckoutRequestValidator.Valid valid = CheckoutRequestValidator.validate(request, idempotencyKey);
         CheckoutId id = ids.idFor(tenant, idempotencyKey);
         String canonical = canonical(valid);
+        try {
+            admission.check(tenant);
+        } catch (RuntimeException refused) {
+            // over its share: a retry of an accepted request is still answered, by reads alone; new work is refused
+            // before any transaction (under a flood, most submissions end here)
+            return replayOf(id, canonical)
+                    .or(() -> replayOf(CheckoutIds.legacyIdFor(tenant, idempotencyKey), canonical))
+                    .orElseThrow(() -> refused);
+        }
         if (!oneTransaction) {
             // The command is handled elsewhere (Axon Server) and commits on its own: the key's registration must be
             // committed before any event sealed under it exists.

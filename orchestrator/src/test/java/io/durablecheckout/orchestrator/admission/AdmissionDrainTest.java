@@ -69,6 +69,24 @@ class AdmissionDrainTest {
     }
 
     @Test
+    void aCheckAdmitsNothingAndRefusesExactlyWhenAdmitWould() {
+        counts(0);
+        admission.limit(3);
+        admission.backlog();
+        TenantId a = new TenantId("a");
+        for (int i = 0; i < 10; i++) {
+            admission.check(a); // takes no place: ten checks leave the three places free
+        }
+        admission.admit(a);
+        admission.admit(a);
+        admission.check(a);
+        admission.admit(a);
+        assertThatThrownBy(() -> admission.check(a)).isInstanceOf(Admission.BacklogFullException.class)
+                .hasMessageContaining("has 3 checkouts in flight");
+        assertThatThrownBy(() -> admission.admit(a)).isInstanceOf(Admission.BacklogFullException.class);
+    }
+
+    @Test
     void aSlowWorkflowLowersTheLimitToWhatItDrainsInTheWait() {
         counts(50);
         admission.backlog();

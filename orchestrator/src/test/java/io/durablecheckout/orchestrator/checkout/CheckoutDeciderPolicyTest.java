@@ -37,6 +37,7 @@ import static io.durablecheckout.orchestrator.checkout.DeciderSpec.leaseTimer;
 import static io.durablecheckout.orchestrator.checkout.DeciderSpec.retryTimer;
 import static io.durablecheckout.orchestrator.checkout.DeciderSpec.whenStarting;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The policy is fixed for a checkout when it is created and recorded in its first event. Each test records a
@@ -59,6 +60,21 @@ class CheckoutDeciderPolicyTest {
                 .events().get(0);
         assertThat(created.policy()).isEqualTo(RECONFIGURED.recorded());
         assertThat(created.policy().version()).isEqualTo(WorkflowPolicy.RULES_VERSION);
+    }
+
+    @Test
+    void an_older_rules_version_to_record_is_recorded_and_an_unknown_one_refused() {
+        WorkflowPolicy beforeCapture = new WorkflowPolicy(null, null, null, null, null, null, null, null, null, null,
+                WorkflowPolicy.CAPTURES - 1);
+        CheckoutCreatedEvent created = (CheckoutCreatedEvent) whenStarting(start(), beforeCapture).decision()
+                .events().get(0);
+        assertThat(created.policy().version()).isEqualTo(WorkflowPolicy.CAPTURES - 1);
+        assertThat(WorkflowPolicy.defaults().recordRulesVersion()).isEqualTo(WorkflowPolicy.RULES_VERSION);
+        for (int unknown : new int[] {WorkflowPolicy.QUEUED_INTENTS_WAIT - 1, WorkflowPolicy.RULES_VERSION + 1}) {
+            assertThatThrownBy(() -> new WorkflowPolicy(null, null, null, null, null, null, null, null, null, null,
+                    unknown)).hasMessageContaining("record-rules-version");
+        }
+        new WorkflowPolicy(null, null, null, null, null, null, null, null, null, null, WorkflowPolicy.QUEUED_INTENTS_WAIT);
     }
 
     @Test
