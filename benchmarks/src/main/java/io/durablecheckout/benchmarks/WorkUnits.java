@@ -36,6 +36,7 @@ final class WorkUnits {
     private final boolean statements;
     private final long transactionsBefore;
     private final Map<Long, Long> allocatedBefore;
+    private final Map<Long, Long> threadCpuBefore;
     private final long clientAllocatedBefore;
     private final long loadGeneratorCpuBefore;
     private final long deliveriesBefore;
@@ -59,6 +60,7 @@ final class WorkUnits {
         this.deliveriesBefore = BenchApplication.DELIVERIES.sum();
         this.simulatorPgBefore = simulator == null ? Map.of() : simulatorBackendTicks();
         this.allocatedBefore = allocatedBytes();
+        this.threadCpuBefore = threadCpu(null);
         this.clientAllocatedBefore = ClosedLoop.CLIENT_ALLOCATED_BYTES.sum();
         this.loadGeneratorCpuBefore = loadGeneratorCpuNanos(http);
         this.cpu = CpuWindow.start(() -> Stream.of(ProcessHandle.current()), db,
@@ -130,6 +132,7 @@ final class WorkUnits {
         cpuSplit.put("simulator_postgres", Report.round(simulatorPgTicks * tick / n, 2));
         cpuSplit.put("load_generator", Report.round(loadGeneratorMs / n, 2));
         line.put("cpu_ms_per_checkout_split", cpuSplit);
+        line.put("thread_cpu_ms_per_checkout", busyByThreadGroup(n));
         line.put("cpu_ms_per_checkout_all", Report.round(
                 (split.applicationTicks() + split.postgresTicks() + split.simulatorTicks()) * tick / n, 2));
         return split;
@@ -233,6 +236,54 @@ final class WorkUnits {
             ticks.put(pid, Resources.cpuTicks(Long.toString(pid)));
         }
         return ticks;
+    }
+
+    /**
+     * CPU so far of each live thread of this JVM, by id; with {@code groups}, also summed per group into it: a pooled
+     * processor's coordinator and work packages under the processor's name ({@code Coordinator[payments]-0}), any
+     * other thread under its name less its trailing number.
+     */
+    private static Map<Long, Long> threadCpu(Map<Long, String> groups) {
+        Map<Long, Long> nanos = new HashMap<>();
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        for (java.lang.management.ThreadInfo info : threads.getThreadInfo(threads.getAllThreadIds())) {
+            if (info == null) {
+                continue;
+            }
+            long cpu = threads.getThreadCpuTime(info.getThreadId());
+            if (cpu >= 0) {
+                nanos.put(info.getThreadId(), cpu);
+                if (groups != null) {
+                    groups.put(info.getThreadId(), threadGroup(info.getThreadName()));
+                }
+            }
+        }
+        return nanos;
+    }
+
+    static String threadGroup(String threadName) {
+        int open = threadName.indexOf('[');
+        int close = threadName.indexOf(']', open + 1);
+        if (open >= 0 && close > open && (threadName.startsWith("Coordinator[") || threadName.startsWith("WorkPackage["))) {
+            return "processor " + threadName.substring(open + 1, close);
+        }
+        return threadName.replaceAll("[-#_ ]?\\d+$", "");
+    }
+
+    /**
+     * The busy time of this JVM's threads over the window per checkout, by group, largest first (threads that ended
+     * inside the window are missed): per processor, the ceiling of one thread is 1,000 ms ÷ this per checkout.
+     */
+    private Map<String, Object> busyByThreadGroup(double checkouts) {
+        Map<Long, String> groups = new HashMap<>();
+        Map<Long, Long> now = threadCpu(groups);
+        Map<String, Long> byGroup = new HashMap<>();
+        now.forEach((id, cpu) -> byGroup.merge(groups.get(id), cpu - threadCpuBefore.getOrDefault(id, 0L), Long::sum));
+        Map<String, Object> out = new java.util.LinkedHashMap<>();
+        byGroup.entrySet().stream().filter(e -> e.getValue() > 0)
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(16)
+                .forEach(e -> out.put(e.getKey(), Report.round(e.getValue() / 1e6 / checkouts, 3)));
+        return out;
     }
 
     /** Bytes allocated so far by each live thread of this JVM. */

@@ -101,14 +101,17 @@ public final class PaymentIntake implements AutoCloseable {
     }
 
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
-    private static final String TENANTS_READY =
-            "SELECT DISTINCT tenant_id FROM payment_intake WHERE not_before <= now()";
-    // a checkout's head row only (no earlier row of it queued or running); locked rows skipped
-    private static final String CLAIM = "SELECT id, tenant_id, checkout_id, sequence_number, attempts"
-            + " FROM payment_intake i WHERE tenant_id = ? AND not_before <= now()"
+    // One statement per take (decision 140): a checkout's head row only (no earlier row of it queued or running),
+    // from the first tenant in this node's order (never served here first, then least recently served) that has one
+    // ready and is under its share here; locked rows skipped.
+    // The row is deleted as it is taken: the delete holds its lock through the call and commits with the call's
+    // outcome; a rollback puts the row back. Other sessions still see it (lease rule 2's "not passed" holds).
+    private static final String CLAIM = "DELETE FROM payment_intake WHERE id = (SELECT id"
+            + " FROM payment_intake i WHERE not_before <= now() AND tenant_id <> ALL (?)"
             + " AND NOT EXISTS (SELECT 1 FROM payment_intake e"
             + "   WHERE e.checkout_id = i.checkout_id AND e.sequence_number < i.sequence_number)"
-            + " AND id <> ALL (?) ORDER BY rank, id LIMIT 1 FOR UPDATE SKIP LOCKED";
+            + " AND id <> ALL (?) ORDER BY array_position(?, tenant_id) NULLS FIRST, rank, id"
+            + " LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id, tenant_id, checkout_id, sequence_number, attempts";
 
     private final JdbcTemplate jdbc;
     private final TransactionManager transactions;
@@ -126,6 +129,11 @@ public final class PaymentIntake implements AutoCloseable {
     /** Rows whose call failed, between its rollback (the lock released) and its back-off written: not taken again. */
     private final java.util.Set<Long> failing = ConcurrentHashMap.newKeySet();
     private final AtomicLong served = new AtomicLong();
+    /** Rows this node inserted that no drainer here has taken yet, as far as it knows: whether to look again. */
+    private final AtomicLong pending = new AtomicLong();
+    /** The intents this node queued, until a drainer here takes them: no read of the event store back. */
+    private final Map<String, DomainEventMessage<?>> queuedHere = new ConcurrentHashMap<>();
+    private static final int QUEUED_HERE_MAX = 20_000;
     private final Semaphore signals = new Semaphore(0);
     private final AtomicBoolean scouting = new AtomicBoolean();
     private final AtomicBoolean closed = new AtomicBoolean();
@@ -199,12 +207,23 @@ public final class PaymentIntake implements AutoCloseable {
                         + " ON CONFLICT (checkout_id, sequence_number) DO NOTHING",
                 intent.tenantId() == null ? "" : intent.tenantId().value(), message.getAggregateIdentifier(),
                 message.getSequenceNumber(), rank(intent));
-        AtomicLong inserted = uow.root().getOrComputeResource(batchKey, k -> {
-            AtomicLong n = new AtomicLong();
-            uow.root().afterCommit(u -> wake((int) Math.min(drainers, n.get())));
-            return n;
+        List<DomainEventMessage<?>> inserted = uow.root().getOrComputeResource(batchKey, k -> {
+            List<DomainEventMessage<?>> batch = new ArrayList<>();
+            uow.root().afterCommit(u -> {
+                if (queuedHere.size() + batch.size() > QUEUED_HERE_MAX) {
+                    queuedHere.clear(); // rows other nodes took leave entries behind: bounded, read back if missed
+                }
+                batch.forEach(m -> queuedHere.put(key(m.getAggregateIdentifier(), m.getSequenceNumber()), m));
+                pending.addAndGet(batch.size());
+                wake(Math.min(drainers, batch.size()));
+            });
+            return batch;
         });
-        inserted.incrementAndGet();
+        inserted.add(message);
+    }
+
+    private static String key(String checkout, long sequenceNumber) {
+        return checkout + "#" + sequenceNumber;
     }
 
     /**
@@ -248,11 +267,15 @@ public final class PaymentIntake implements AutoCloseable {
                     log.warn("Payment intake: a drain failed outside a call: {}", e.toString());
                 }
             }
-            if (!took) {
+            // after a call, look again only while rows are known to wait (else a signal or the scout's poll wakes it)
+            if (!took || (pending.get() == 0 && !lastTakeForeign.get())) {
                 idle();
             }
         }
     }
+
+    /** Whether this drainer's last row was queued by another node: then it keeps looking, as that node's rows may. */
+    private final ThreadLocal<Boolean> lastTakeForeign = ThreadLocal.withInitial(() -> false);
 
     /** Waits for a signal; one idle drainer at a time polls, the others wait for a signal (or a long while). */
     private void idle() {
@@ -275,13 +298,17 @@ public final class PaymentIntake implements AutoCloseable {
         if (dispatch == null) {
             return false;
         }
-        List<String> tenants = new ArrayList<>(jdbc.queryForList(TENANTS_READY, String.class));
-        if (tenants.isEmpty()) {
-            return false;
-        }
-        tenants.sort(Comparator.comparingLong(t -> lastServed.getOrDefault(t, 0L)));
+        List<String> order = new ArrayList<>(lastServed.keySet());
+        order.sort(Comparator.comparingLong(t -> lastServed.getOrDefault(t, 0L)));
+        List<String> full = new ArrayList<>();
+        inFlight.forEach((tenant, calls) -> {
+            if (calls.get() >= perTenant) {
+                full.add(tenant);
+            }
+        });
         AtomicReference<Row> taken = new AtomicReference<>();
         AtomicReference<EventMessage<?>> intent = new AtomicReference<>();
+        long pendingSeen = pending.get();
         DefaultUnitOfWork<Message<?>> unitOfWork = DefaultUnitOfWork.startAndGet(
                 new GenericMessage<>("payment intake"));
         if (transactions != null) {
@@ -292,27 +319,37 @@ public final class PaymentIntake implements AutoCloseable {
         }
         try {
             unitOfWork.execute(() -> {
-                Row row = claim(tenants);
+                Row row = claim(order, full);
                 if (row == null) {
+                    pending.compareAndSet(pendingSeen, 0); // nothing to take: stop looking until told of new rows
                     return;
                 }
                 taken.set(row);
                 // rollback handlers run in reverse order: this one before the transaction's releases the row's lock
                 CurrentUnitOfWork.get().onRollback(u -> failing.add(row.id()));
                 lastServed.put(row.tenant(), served.incrementAndGet());
-                wake(1); // another idle drainer looks for the next row while this one calls
-                DomainEventMessage<?> message = events.apply(row.checkout(), row.sequenceNumber());
+                DomainEventMessage<?> message = queuedHere.remove(key(row.checkout(), row.sequenceNumber()));
+                boolean foreign = message == null; // queued by another node (or before this one started)
+                lastTakeForeign.set(foreign);
+                if (pending.updateAndGet(p -> Math.max(0, p - 1)) > 0 || foreign) {
+                    wake(1); // another idle drainer looks for the next row while this one calls
+                }
+                if (message == null) {
+                    message = events.apply(row.checkout(), row.sequenceNumber());
+                }
                 if (message == null) {
                     log.warn("Payment intake: no event {} of {}; row dropped", row.sequenceNumber(), row.checkout());
                 } else {
-                    intent.set(message);
-                    CurrentUnitOfWork.get().transformMessage(m -> message);
-                    if (!parking.get().parkBehind(message)) {
-                        dispatch.accept(message);
+                    DomainEventMessage<?> taking = message;
+                    intent.set(taking);
+                    CurrentUnitOfWork.get().transformMessage(m -> taking);
+                    if (!parking.get().parkBehind(taking)) {
+                        dispatch.accept(taking);
                     }
                 }
-                jdbc.update("DELETE FROM payment_intake WHERE id = ?", row.id());
             });
+        } catch (ShareTaken e) {
+            return false; // rolled back: the row's lock released, nothing called
         } catch (RuntimeException | Error e) {
             Row row = taken.get();
             if (row == null) {
@@ -331,34 +368,40 @@ public final class PaymentIntake implements AutoCloseable {
         return taken.get() != null;
     }
 
-    private Row claim(List<String> tenants) {
+    /**
+     * Takes the next row in one statement, its tenant's slot then: if a concurrent take filled the tenant's share
+     * meanwhile, or the row's failed call is still being recorded, the row is let go (the unit of work rolls back).
+     */
+    private Row claim(List<String> order, List<String> full) {
         Long[] skipped = failing.toArray(Long[]::new);
-        for (String tenant : tenants) {
-            // a slot of the tenant's share first: two drainers never both take the last one
-            AtomicInteger calls = inFlight.computeIfAbsent(tenant,
-                    t -> new AtomicInteger());
-            if (calls.incrementAndGet() > perTenant) {
-                calls.decrementAndGet();
-                continue;
-            }
-            List<Row> rows;
-            try {
-                rows = jdbc.query(con -> {
-                    var statement = con.prepareStatement(CLAIM);
-                    statement.setString(1, tenant);
-                    statement.setArray(2, con.createArrayOf("bigint", skipped));
-                    return statement;
-                }, (rs, i) -> new Row(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getInt(5)));
-            } catch (RuntimeException e) {
-                calls.decrementAndGet();
-                throw e;
-            }
-            if (!rows.isEmpty()) {
-                return rows.get(0);
-            }
-            calls.decrementAndGet();
+        List<Row> rows = jdbc.query(con -> {
+            var statement = con.prepareStatement(CLAIM);
+            statement.setArray(1, con.createArrayOf("text", full.toArray()));
+            statement.setArray(2, con.createArrayOf("bigint", skipped));
+            statement.setArray(3, con.createArrayOf("text", order.toArray()));
+            return statement;
+        }, (rs, i) -> new Row(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getInt(5)));
+        if (rows.isEmpty()) {
+            return null;
         }
-        return null;
+        Row row = rows.get(0);
+        if (failing.contains(row.id())) {
+            // its failed call rolled back after this claim read the failing set: it waits for its failure's record
+            throw new ShareTaken();
+        }
+        AtomicInteger calls = inFlight.computeIfAbsent(row.tenant(), t -> new AtomicInteger());
+        if (calls.incrementAndGet() > perTenant) {
+            calls.decrementAndGet();
+            throw new ShareTaken();
+        }
+        return row;
+    }
+
+    /** The claimed row is let go: its tenant's share was filled meanwhile, or its failure is being recorded. */
+    private static final class ShareTaken extends RuntimeException {
+        ShareTaken() {
+            super("the tenant's share was taken meanwhile", null, false, false);
+        }
     }
 
     /**
