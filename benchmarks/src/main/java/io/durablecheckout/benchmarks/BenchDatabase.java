@@ -400,6 +400,18 @@ final class BenchDatabase implements AutoCloseable {
     }
 
     /** Committed transactions of this database so far (the statistics collector's view, refreshed). */
+    /** Deadlocks PostgreSQL detected in this database so far (pg_stat_database). */
+    long deadlocks() throws SQLException {
+        try (Connection c = connect(); Statement s = c.createStatement()) {
+            s.execute("SELECT pg_stat_clear_snapshot()");
+            try (ResultSet r = s.executeQuery(
+                    "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()")) {
+                r.next();
+                return r.getLong(1);
+            }
+        }
+    }
+
     long committedTransactions() throws SQLException {
         try (Connection c = connect(); Statement s = c.createStatement()) {
             s.execute("SELECT pg_stat_clear_snapshot()");

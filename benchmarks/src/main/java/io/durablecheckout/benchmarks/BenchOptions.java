@@ -52,7 +52,8 @@ record BenchOptions(
         boolean simulatorProcess,
         Path statementsDir,
         List<Double> storeCurve,
-        boolean storeCurveKeep) {
+        boolean storeCurveKeep,
+        int hotSkus) {
 
     static final String USAGE = """
             java -jar benchmarks/target/checkout-benchmarks.jar [options]: the standard checkout workload
@@ -95,6 +96,9 @@ record BenchOptions(
                                     (--burst too starts the packaged application as its own process)
               --app-property=k=v    (repeatable) extra property for every application started (experiments only)
               --seed=42             seed of the generated checkouts
+              --hot-skus=10         every checkout's items drawn from SKU-0001 to SKU-0010 only (the matrix and
+                                    --cluster; 1,000,000 units each, so none runs out); each line reports the
+                                    PostgreSQL deadlocks (pg_stat_database), rejected reservations and errors
               --store-curve=0,1,4,12  issue 51's cost curve: fills the store with copies of finished histories (SQL)
                                     to that many million events, and at each size measures C = 32 over HTTP
                                     (--n, --warmup; work units, WAL per checkout), the offline read-model rebuild,
@@ -153,6 +157,7 @@ record BenchOptions(
         List<Integer> clusterNodes = List.of();
         List<Double> storeCurve = List.of();
         boolean storeCurveKeep = false;
+        int hotSkus = 0;
         for (String arg : args) {
             if (!arg.startsWith("--")) {
                 throw new IllegalArgumentException("unexpected argument " + arg + "\n" + USAGE);
@@ -202,6 +207,7 @@ record BenchOptions(
                         "inprocess").get(0).equals("process");
                 case "statements-dir" -> statementsDir = Path.of(require(name, value));
                 case "store-curve-keep" -> storeCurveKeep = true;
+                case "hot-skus" -> hotSkus = positive(name, value);
                 case "store-curve" -> storeCurve = list(name, value).stream().map(v -> number(name, v)).sorted().toList();
                 case "help" -> throw new IllegalArgumentException(USAGE);
                 default -> throw new IllegalArgumentException("unknown option --" + name + "\n" + USAGE);
@@ -212,7 +218,7 @@ record BenchOptions(
                 replay, replayCheckouts, replayCopies, List.copyOf(appProperties), seed, quietBelow, quietWaitMax, burst, burstSeconds,
                 burstFactor, burstRate, burstCalibration, burstBacklogLimit, overload, overloadSeconds, overloadClients,
                 overloadRate, overloadBaseline, clusterNodes, simulatorProcess, statementsDir, storeCurve,
-                storeCurveKeep);
+                storeCurveKeep, hotSkus);
     }
 
     private static String require(String name, String value) {

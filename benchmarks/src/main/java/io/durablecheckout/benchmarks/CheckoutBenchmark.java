@@ -183,8 +183,8 @@ public final class CheckoutBenchmark {
                     long start = System.nanoTime();
                     long jitBefore = Resources.jitMillis();
                     long jitCpuBefore = Resources.jitCpuMillis();
-                    ClosedLoop.Result r = ClosedLoop.run(new Workload(options.seed() + 2, "jvm-warmup-" + transport),
-                            perRun, 32, submitter(app, transport), watcher);
+                    ClosedLoop.Result r = ClosedLoop.run(new Workload(options.seed() + 2, "jvm-warmup-" + transport)
+                            .hot(options.hotSkus()), perRun, 32, submitter(app, transport), watcher);
                     jitMs += Resources.jitMillis() - jitBefore;
                     jitCpuMs += Resources.jitCpuMillis() - jitCpuBefore;
                     runNanos += System.nanoTime() - start;
@@ -252,8 +252,8 @@ public final class CheckoutBenchmark {
         try (BenchApplication app = BenchApplication.start(db, appProperties(mode));
              CompletionWatcher watcher = new CompletionWatcher(app.eventStore())) {
             Submitter submitter = submitter(app, transport);
-            ClosedLoop.Result warm = ClosedLoop.run(new Workload(options.seed() + 1, "warmup"), options.warmup(),
-                    concurrency, submitter, watcher);
+            ClosedLoop.Result warm = ClosedLoop.run(new Workload(options.seed() + 1, "warmup").hot(options.hotSkus()),
+                    options.warmup(), concurrency, submitter, watcher);
             progress("%s: warm-up %d done in %.1f s (%d errors, %d timeouts)", label, warm.completed(),
                     warm.seconds(), warm.errors(), warm.timeouts());
 
@@ -261,13 +261,15 @@ public final class CheckoutBenchmark {
             // every processor at the head
             WorkUnits work = WorkUnits.start(db, app, simulator, transport.equals("http"));
             long commitsBefore = db.committedTransactions();
+            long deadlocksBefore = db.deadlocks();
+            long rejectedBefore = rejectedReservations();
             long eventsBefore = db.events();
             long gcBefore = Resources.gcMillis();
             long jitBefore = Resources.jitMillis();
             long jitCpuBefore = Resources.jitCpuMillis();
 
-            ClosedLoop.Result run = ClosedLoop.run(new Workload(options.seed(), "run"), options.n(), concurrency,
-                    submitter, watcher);
+            ClosedLoop.Result run = ClosedLoop.run(new Workload(options.seed(), "run").hot(options.hotSkus()),
+                    options.n(), concurrency, submitter, watcher);
 
             Map<String, Object> units = new LinkedHashMap<>();
             CpuWindow.Split split = work.stop(units, run.completed(), label, options.statementsDir());
@@ -284,6 +286,10 @@ public final class CheckoutBenchmark {
             line.put("jvm_warmup", options.jvmWarmup());
             Report.putClosedLoop(line, run, options, ceiling, events);
             line.put("commits_per_checkout", round((double) commits / options.n(), 2));
+            line.put("hot_skus", options.hotSkus() > 0 ? options.hotSkus() : null);
+            // PostgreSQL's own count over the counted run (the statistics arrive within a second: read after the wait)
+            line.put("deadlocks", db.deadlocks() - deadlocksBefore);
+            line.put("reservations_rejected", rejectedReservations() - rejectedBefore); // out of stock, unknown SKU
             line.put("peak_rss_mb", round(Resources.peakRssMb("self"), 0));
             line.put("peak_rss_scope", peakReset ? "harness JVM incl. application, this configuration"
                     : "harness JVM incl. application, since JVM start");
@@ -302,6 +308,10 @@ public final class CheckoutBenchmark {
         Report.summary(label, line, "jvm");
         progress("%s: done in %.0f s", label, (System.nanoTime() - wallStart) / 1e9);
         return line;
+    }
+
+    private long rejectedReservations() throws java.sql.SQLException {
+        return db.events(List.of("StockReservationRejectedEvent")).getOrDefault("StockReservationRejectedEvent", 0L);
     }
 
     private void emit(Map<String, Object> line) throws Exception {

@@ -44,6 +44,7 @@ final class ClusterRun {
         Report.Before before = Report.Before.take(options, label);
         Double ceiling = CheckoutBenchmark.freshSchemaAndCeiling(db, options, label);
         long commitsBefore = db.committedTransactions();
+        long deadlocksBefore = db.deadlocks();
         AppProcesses processes = new AppProcesses(db, options, "cluster");
         progress("%s: node logs in %s", label, processes.logDirectory());
         String logPrefix = label.replace('/', '_').replace(' ', '_') + "-";
@@ -73,13 +74,13 @@ final class ClusterRun {
             List<Submitter> perNode = nodes.stream().map(n -> (Submitter) Submitter.http(n.port())).toList();
             Submitter roundRobin = checkout -> perNode.get(Math.floorMod(next.getAndIncrement(), perNode.size())).submit(checkout);
             try (CompletionWatcher watcher = new CompletionWatcher(db)) {
-                ClosedLoop.Result warm = ClosedLoop.run(new Workload(options.seed() + 1, "cluster-warmup"),
-                        options.warmup(), concurrency, roundRobin, watcher);
+                ClosedLoop.Result warm = ClosedLoop.run(new Workload(options.seed() + 1, "cluster-warmup")
+                        .hot(options.hotSkus()), options.warmup(), concurrency, roundRobin, watcher);
                 progress("%s: warm-up %d done in %.1f s", label, warm.completed(), warm.seconds());
                 long eventsBefore = db.events();
                 CpuWindow cpu = CpuWindow.start(() -> nodes.stream().map(NodeProcess::handle), db);
-                ClosedLoop.Result run = ClosedLoop.run(new Workload(options.seed(), "cluster-run"), options.n(),
-                        concurrency, roundRobin, watcher);
+                ClosedLoop.Result run = ClosedLoop.run(new Workload(options.seed(), "cluster-run")
+                        .hot(options.hotSkus()), options.n(), concurrency, roundRobin, watcher);
                 CpuWindow.Split split = cpu.stop();
                 long events = db.events() - eventsBefore;
                 Report.putClosedLoop(line, run, options, ceiling, events);
@@ -97,6 +98,8 @@ final class ClusterRun {
         long commits = db.committedTransactions() - commitsBefore;
         line.put("commits_per_checkout_incl_startup_and_warmup",
                 round((double) commits / (options.n() + options.warmup()), 2));
+        line.put("hot_skus", options.hotSkus() > 0 ? options.hotSkus() : null);
+        line.put("deadlocks_incl_startup_and_warmup", db.deadlocks() - deadlocksBefore);
         line.put("node_jvm_options", options.appJvmOptions());
         before.put(line);
         Report.summary(label, line, "nodes");

@@ -20,7 +20,7 @@ import java.util.SplittableRandom;
  * The checkouts of the standard workload: tenant {@code demo}, 1 to 3 distinct line items drawn from the 1,000 SKUs
  * the demo seeder stocks amply, an amount in minor units, payment token {@code tok_approve} (approved at once), and a
  * unique Idempotency-Key. The i-th checkout of a phase is a function of (seed, i) only, so every configuration
- * submits the same sequence.
+ * submits the same sequence. {@link #hot} draws the items from the first few SKUs only (docs/benchmarks.md, hot SKUs).
  */
 final class Workload {
 
@@ -35,13 +35,24 @@ final class Workload {
 
     private final long seed;
     private final String keyPrefix;
+    private final int skus;
 
     /**
      * @param keyPrefix makes the Idempotency-Keys unique per phase (warm-up, counted run, …) of one database
      */
     Workload(long seed, String keyPrefix) {
+        this(seed, keyPrefix, SKUS);
+    }
+
+    private Workload(long seed, String keyPrefix, int skus) {
         this.seed = seed;
         this.keyPrefix = keyPrefix;
+        this.skus = skus;
+    }
+
+    /** The same checkouts with every item drawn from SKU-0001 to SKU-{@code hotSkus} instead (0: all 1,000). */
+    Workload hot(int hotSkus) {
+        return hotSkus <= 0 ? this : new Workload(seed, keyPrefix, Math.min(hotSkus, SKUS));
     }
 
     record Checkout(String idempotencyKey, String checkoutId, CheckoutRequest request) {
@@ -49,10 +60,10 @@ final class Workload {
 
     Checkout checkout(int i) {
         SplittableRandom random = new SplittableRandom(seed * 1_000_003L + i);
-        int lines = 1 + random.nextInt(3);
+        int lines = 1 + random.nextInt(Math.min(3, skus));
         Set<Integer> skus = new LinkedHashSet<>();
         while (skus.size() < lines) {
-            skus.add(1 + random.nextInt(SKUS));
+            skus.add(1 + random.nextInt(this.skus));
         }
         List<CheckoutRequest.Item> items = new ArrayList<>();
         long amount = 0;

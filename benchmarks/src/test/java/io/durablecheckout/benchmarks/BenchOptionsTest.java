@@ -27,6 +27,24 @@ class BenchOptionsTest {
     }
 
     @Test
+    void hotSkusDrawEveryItemFromTheFirstFewSkus() {
+        assertThat(BenchOptions.parse(new String[0]).hotSkus()).as("the standard workload").isZero();
+        assertThat(BenchOptions.parse(new String[]{"--hot-skus=10"}).hotSkus()).isEqualTo(10);
+        assertThatThrownBy(() -> BenchOptions.parse(new String[]{"--hot-skus=0"}))
+                .hasMessageContaining("must be positive");
+        Workload standard = new Workload(42, "t");
+        Workload hot = standard.hot(10);
+        java.util.Set<String> skus = new java.util.TreeSet<>();
+        for (int i = 0; i < 200; i++) {
+            hot.checkout(i).request().items().forEach(item -> skus.add(item.sku()));
+            assertThat(hot.checkout(i).idempotencyKey()).isEqualTo(standard.checkout(i).idempotencyKey());
+        }
+        assertThat(skus).hasSize(10).allMatch(sku -> sku.compareTo("SKU-0010") <= 0);
+        assertThat(standard.hot(0)).isSameAs(standard);
+        assertThat(standard.hot(1).checkout(7).request().items()).hasSize(1);
+    }
+
+    @Test
     void readsTheOverloadRunsOptions() {
         BenchOptions defaults = BenchOptions.parse(new String[0]);
         assertThat(defaults.overload()).isFalse();

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 /**
  * Stock reservations and releases, idempotent by operation id and fenced by token (see {@link FencedOperations}).
@@ -27,7 +28,9 @@ import java.util.TreeMap;
  * change, the operation's terminal status and the result event commit together or not at all.
  * <p>
  * Locks are always taken in the same order: operation row(s) first, then stock rows in SKU order, so concurrent
- * reservations and releases cannot deadlock each other.
+ * reservations and releases cannot deadlock each other. In a processor batch the first stock statement locks every
+ * stock row the batch will touch ({@link BatchStock}), so each transaction takes its stock locks in one order and the
+ * processor's segments cannot deadlock each other either (decision 138).
  */
 @Component
 @ConditionalOnProperty(name = {"checkout.activities.enabled", "checkout.activities.inventory.enabled"}, havingValue = "true",
@@ -50,11 +53,23 @@ public class InventoryResource {
 
     public ReservationOutcome reserve(CheckoutId checkoutId, TenantId tenantId, OperationId operationId,
                                       FencingToken token, List<LineItem> items) {
-        return savepoints.run(() -> reserveOnce(checkoutId, tenantId, operationId, token, items));
+        BatchStock batch = BatchStock.current();
+        return inBatch(batch, () -> savepoints.run(() -> reserveOnce(batch, checkoutId, tenantId, operationId, token,
+                items)));
     }
 
-    private ReservationOutcome reserveOnce(CheckoutId checkoutId, TenantId tenantId, OperationId operationId,
-                                           FencingToken token, List<LineItem> items) {
+    /** Runs one intent's work; if it fails, the batch's rows are locked again by the next stock statement. */
+    private static <T> T inBatch(BatchStock batch, Supplier<T> work) {
+        try {
+            return work.get();
+        } catch (RuntimeException e) {
+            batch.forget();
+            throw e;
+        }
+    }
+
+    private ReservationOutcome reserveOnce(BatchStock batch, CheckoutId checkoutId, TenantId tenantId,
+                                           OperationId operationId, FencingToken token, List<LineItem> items) {
         items.forEach(item -> Bounds.require("sku", item.sku().value(), Bounds.SKU));
         Claim claim = operations.claim(FencedOperations.baseColumns(operationId, "RESERVE", checkoutId.value(),
                 tenantId.value(), token));
@@ -82,7 +97,7 @@ public class InventoryResource {
         for (LineItem item : items) {
             wanted.merge(item.sku().value(), (long) item.quantity(), Long::sum);
         }
-        List<String> moved = reserveWhereEnough(tenantId, operationId, wanted);
+        List<String> moved = reserveWhereEnough(batch, tenantId, operationId, wanted);
         if (moved.size() == wanted.size()) {
             return ReservationOutcome.reserved(false);
         }
@@ -95,7 +110,7 @@ public class InventoryResource {
                             + " FROM w WHERE s.sku = w.sku AND s.tenant_id = :tenant",
                     lines(givenBack).addValue("tenant", tenantId.value()));
         }
-        Map<String, Long> available = lockStock(tenantId.value(), wanted);
+        Map<String, Long> available = lockStock(batch, tenantId.value(), wanted);
         for (String sku : wanted.keySet()) {
             if (!available.containsKey(sku)) {
                 return reject(operationId, CancellationReason.UNKNOWN_SKU,
@@ -110,7 +125,7 @@ public class InventoryResource {
             }
         }
         // Enough now (units given back by others since): the rows are locked and checked, so every line moves.
-        if (reserveWhereEnough(tenantId, operationId, wanted).size() != wanted.size()) {
+        if (reserveWhereEnough(batch, tenantId, operationId, wanted).size() != wanted.size()) {
             throw new IllegalStateException("reservation " + operationId + ": locked stock changed under its lock");
         }
         return ReservationOutcome.reserved(false);
@@ -120,12 +135,15 @@ public class InventoryResource {
      * The reservation in one statement (decision 82): the rows are locked in SKU order first (the initplan reads the
      * whole locking CTE before any row is updated), then each line moves only if its row, re-read by the UPDATE's own
      * check on the newest version, still has the quantity; the lines are recorded and the operation marked RESERVED
-     * only if every line moved. Returns the SKUs that moved (all, or a part for the caller to give back).
+     * only if every line moved. Returns the SKUs that moved (all, or a part for the caller to give back). The first
+     * stock statement of a batch locks the batch's other rows with its own ({@link BatchStock}).
      */
-    private List<String> reserveWhereEnough(TenantId tenantId, OperationId operationId, SortedMap<String, Long> wanted) {
-        return jdbc.queryForList("WITH " + LINES
-                        + ", locked AS (SELECT s.sku FROM stock s JOIN w ON s.sku = w.sku AND s.tenant_id = :tenant"
-                        + " ORDER BY s.sku FOR UPDATE OF s)"
+    private List<String> reserveWhereEnough(BatchStock batch, TenantId tenantId, OperationId operationId,
+                                            SortedMap<String, Long> wanted) {
+        List<String> moved = jdbc.queryForList("WITH " + LINES + ", " + BatchStock.ROWS
+                        + ", locked AS (SELECT s.sku FROM stock s WHERE (s.tenant_id, s.sku) IN"
+                        + " (SELECT CAST(:tenant AS text), sku FROM w UNION ALL SELECT tenant_id, sku FROM b)"
+                        + " ORDER BY s.tenant_id, s.sku FOR UPDATE OF s)"
                         + ", moved AS (UPDATE stock s SET available = s.available - w.qty, reserved = s.reserved + w.qty,"
                         + " updated_at = now() FROM w WHERE s.sku = w.sku AND s.tenant_id = :tenant"
                         + " AND s.available >= w.qty AND (SELECT count(*) FROM locked) >= 0 RETURNING s.sku, w.qty)"
@@ -134,8 +152,10 @@ public class InventoryResource {
                         + ", marked AS (UPDATE inventory_operations SET status = 'RESERVED', reason = NULL, detail = NULL,"
                         + " updated_at = now() WHERE operation_id = :op AND (SELECT count(*) FROM moved) = :lines)"
                         + " SELECT sku FROM moved",
-                lines(wanted).addValue("op", operationId.value()).addValue("tenant", tenantId.value())
+                batch.addTo(lines(wanted)).addValue("op", operationId.value()).addValue("tenant", tenantId.value())
                         .addValue("lines", wanted.size()), String.class);
+        batch.lockedBy();
+        return moved;
     }
 
     /**
@@ -145,12 +165,14 @@ public class InventoryResource {
      */
     public ReleaseOutcome release(CheckoutId checkoutId, TenantId tenantId, OperationId releaseOperationId,
                                   FencingToken token, OperationId reservationOperationId) {
-        return savepoints.run(() -> releaseOnce(checkoutId, tenantId, releaseOperationId, token,
-                reservationOperationId));
+        BatchStock batch = BatchStock.current();
+        return inBatch(batch, () -> savepoints.run(() -> releaseOnce(batch, checkoutId, tenantId, releaseOperationId,
+                token, reservationOperationId)));
     }
 
-    private ReleaseOutcome releaseOnce(CheckoutId checkoutId, TenantId tenantId, OperationId releaseOperationId,
-                                       FencingToken token, OperationId reservationOperationId) {
+    private ReleaseOutcome releaseOnce(BatchStock batch, CheckoutId checkoutId, TenantId tenantId,
+                                       OperationId releaseOperationId, FencingToken token,
+                                       OperationId reservationOperationId) {
         Map<String, Object> columns = FencedOperations.baseColumns(releaseOperationId, "RELEASE", checkoutId.value(),
                 tenantId.value(), token);
         columns.put("reservation_operation_id", reservationOperationId.value());
@@ -189,7 +211,7 @@ public class InventoryResource {
                 held.put((String) line.get("sku"), ((Number) line.get("quantity")).longValue());
                 stockTenant = (String) line.get("tenant_id");
             }
-            lockStock(stockTenant, held);
+            lockStock(batch, stockTenant, held);
             moveStock(stockTenant, held, "available", heldIn, reservationOperationId, "RELEASED",
                     "released by " + releaseOperationId.value());
             returned = held.values().stream().mapToLong(Long::longValue).sum();
@@ -209,7 +231,8 @@ public class InventoryResource {
      * @return units moved to sold (0 when there was nothing to move)
      */
     public long markSold(OperationId reservationOperationId) {
-        return savepoints.run(() -> markSoldOnce(reservationOperationId));
+        BatchStock batch = BatchStock.current();
+        return inBatch(batch, () -> savepoints.run(() -> markSoldOnce(batch, reservationOperationId)));
     }
 
     /**
@@ -217,13 +240,14 @@ public class InventoryResource {
      * (counted in full before anything moves, so every lock is taken in that order), the units moved reserved → sold
      * and the reservation marked SOLD. Answers the units moved.
      */
-    private long markSoldOnce(OperationId reservationOperationId) {
-        Long moved = jdbc.queryForObject("WITH o AS (SELECT operation_id FROM inventory_operations"
+    private long markSoldOnce(BatchStock batch, OperationId reservationOperationId) {
+        Long moved = jdbc.queryForObject("WITH " + BatchStock.ROWS + ", o AS (SELECT operation_id FROM inventory_operations"
                         + " WHERE operation_id = :op AND status = 'RESERVED' FOR UPDATE)"
                         + ", l AS (SELECT l.tenant_id, l.sku, l.quantity FROM inventory_reservation_lines l"
                         + " JOIN o ON o.operation_id = l.operation_id)"
-                        + ", locked AS (SELECT s.sku FROM stock s JOIN l ON l.tenant_id = s.tenant_id AND l.sku = s.sku"
-                        + " ORDER BY s.sku FOR UPDATE OF s)"
+                        + ", locked AS (SELECT s.sku FROM stock s WHERE (s.tenant_id, s.sku) IN"
+                        + " (SELECT tenant_id, sku FROM l UNION ALL SELECT tenant_id, sku FROM b)"
+                        + " ORDER BY s.tenant_id, s.sku FOR UPDATE OF s)"
                         + ", moved AS (UPDATE stock s SET sold = s.sold + l.quantity, reserved = s.reserved - l.quantity,"
                         + " updated_at = now() FROM l WHERE s.tenant_id = l.tenant_id AND s.sku = l.sku"
                         + " AND (SELECT count(*) FROM locked) > 0 RETURNING l.quantity)"
@@ -231,8 +255,9 @@ public class InventoryResource {
                         + " updated_at = now() WHERE operation_id IN (SELECT operation_id FROM o)"
                         + " AND EXISTS (SELECT 1 FROM l))"
                         + " SELECT coalesce(sum(quantity), 0) FROM moved",
-                new MapSqlParameterSource().addValue("op", reservationOperationId.value())
+                batch.addTo(new MapSqlParameterSource()).addValue("op", reservationOperationId.value())
                         .addValue("detail", "sold: checkout confirmed"), Long.class);
+        batch.lockedBy();
         return moved == null ? 0 : moved;
     }
 
@@ -262,15 +287,24 @@ public class InventoryResource {
                         .addValue("status", status).addValue("detail", Bounds.clip(detail, Bounds.DETAIL)));
     }
 
-    /** Locks the tenant's stock rows for {@code skus} in SKU order; returns available by SKU (unknown SKUs absent). */
-    private Map<String, Long> lockStock(String tenantId, SortedMap<String, Long> skus) {
+    /**
+     * Locks the tenant's stock rows for {@code skus} in SKU order (with the batch's other rows, if this is its first
+     * stock statement); returns available by SKU (unknown SKUs absent).
+     */
+    private Map<String, Long> lockStock(BatchStock batch, String tenantId, SortedMap<String, Long> skus) {
         Map<String, Long> available = new TreeMap<>();
         if (skus.isEmpty()) return available;
-        jdbc.query("SELECT sku, available FROM stock WHERE tenant_id = :tenant AND sku IN (:skus) ORDER BY sku FOR UPDATE",
-                new MapSqlParameterSource().addValue("tenant", tenantId).addValue("skus", List.copyOf(skus.keySet())),
+        jdbc.query("WITH " + BatchStock.ROWS + " SELECT s.tenant_id, s.sku, s.available FROM stock s"
+                        + " WHERE (s.tenant_id, s.sku) IN (SELECT CAST(:tenant AS text), unnest(CAST(:skus AS text[]))"
+                        + " UNION ALL SELECT tenant_id, sku FROM b) ORDER BY s.tenant_id, s.sku FOR UPDATE OF s",
+                batch.addTo(new MapSqlParameterSource()).addValue("tenant", tenantId)
+                        .addValue("skus", skus.keySet().toArray(String[]::new)),
                 rs -> {
-                    available.put(rs.getString("sku"), rs.getLong("available"));
+                    if (tenantId.equals(rs.getString("tenant_id")) && skus.containsKey(rs.getString("sku"))) {
+                        available.put(rs.getString("sku"), rs.getLong("available"));
+                    }
                 });
+        batch.lockedBy();
         return available;
     }
 

@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * propagate (the batch rolls back and is retried with back-off; Axon's log-and-skip would lose a checkout's step); a
  * new processor starts at the tail (the head can skip an event committed late with a lower global index); the saga's
  * segments are partitioned by checkout; payments only queues its intents in the intake (decision 132); inventory runs on
- * one segment, the only writer of stock rows (two segments' batches locked them in opposite orders and deadlocked).
+ * two segments, each batch locking its stock rows in one order by its first stock statement (decision 138).
  */
 @Configuration(proxyBeanMethods = false)
 public class EventProcessingConfiguration {
@@ -160,7 +160,7 @@ public class EventProcessingConfiguration {
             Map<String, Processor> merged = new LinkedHashMap<>(Map.of(
                     SAGA_PROCESSOR, new Processor(2, 16),
                     SUMMARY_PROCESSOR, new Processor(1, 1024),
-                    "inventory", new Processor(1, 16),
+                    "inventory", new Processor(2, 16),
                     "payments", new Processor(4, 8),
                     "receipts", new Processor(2, 16)));
             if (processors != null) {
