@@ -139,7 +139,7 @@ public class EventProcessingConfiguration {
                         (c, builder) -> builder
                                 .initialToken(StreamableMessageSource::createTailToken)
                                 .initialSegmentCount(p.segments())
-                                .maxClaimedSegments(p.segments())
+                                // no cap on claimed segments: a live split adds some (decision 137)
                                 .batchSize(p.batchSize())
                                 .tokenClaimInterval(properties.tokenClaimInterval().toMillis())
                                 .claimExtensionThreshold(properties.claimExtensionThreshold().toMillis())));

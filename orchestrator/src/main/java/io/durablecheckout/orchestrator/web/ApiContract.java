@@ -48,7 +48,9 @@ public class ApiContract implements OpenApiCustomizer {
             Map.entry("POST /api/v1/admin/tenants", "201"),
             Map.entry("POST /api/v1/admin/tenants/{tenantId}/keys", "201"),
             Map.entry("POST /api/v1/admin/tenants/{tenantId}/stock", "201"),
-            Map.entry("POST /api/v1/admin/keys/{keyId}/rotate", "201"));
+            Map.entry("POST /api/v1/admin/keys/{keyId}/rotate", "201"),
+            Map.entry("POST /api/v1/admin/processors/{processor}/segments/{segment}/split", "202"),
+            Map.entry("POST /api/v1/admin/processors/{processor}/segments/{segment}/merge", "202"));
 
     /** Every operation: bad input, no or a wrong key, a missing role, an unknown path or method, limits, our failure. */
     static final Map<String, String> ALWAYS = new TreeMap<>(Map.of(

@@ -130,6 +130,33 @@ class AssociationPartitionedSagaManagerTest {
         assertThat(seen(id)).as("the stored saga handled it").isEqualTo(1);
     }
 
+    /**
+     * Decision 137: a live split or merge changes the segments under stored sagas. Sagas started on one segment are
+     * each found by exactly one of the two halves after Axon's split of it, and by the one segment after the halves
+     * are merged back: the owner follows the checkout's value and the mask, whatever the segment the saga started in.
+     */
+    @Test
+    void aSagaIsStillMatchedAfterASplitAndAfterAMerge() {
+        List<Segment> one = List.of(Segment.ROOT_SEGMENT);
+        List<Segment> halves = List.of(Segment.ROOT_SEGMENT.split());
+        List<Segment> mergedBack = List.of(halves.get(0).mergedWith(halves.get(1)));
+        List<Segment> quarters = List.of(halves.get(0).split()[0], halves.get(1), halves.get(0).split()[1]);
+        AbstractSagaManager<CountingSaga> manager = partitioned();
+        for (int i = 0; i < 40; i++) {
+            String id = "co-split-" + i;
+            deliver(manager, new Started(id), one);
+            int seen = 1;
+            for (List<Segment> segments : List.of(halves, quarters, mergedBack, one)) {
+                EventMessage<?> event = GenericEventMessage.asEventMessage(new Happened(id));
+                assertThat(segments.stream().filter(s -> manager.canHandle(event, s)).count())
+                        .as("%s: segments handling it among %s", id, segments).isEqualTo(1);
+                deliver(manager, new Happened(id), segments);
+                assertThat(seen(id)).as("%s on %s: the one saga handled it", id, segments).isEqualTo(++seen);
+            }
+        }
+        assertThat(mergedBack).containsExactly(Segment.ROOT_SEGMENT);
+    }
+
     private static AbstractSagaManager<CountingSaga> partitioned() {
         return new AssociationPartitionedSagaManager<>(builder());
     }
@@ -147,9 +174,13 @@ class AssociationPartitionedSagaManagerTest {
 
     /** What a processor does with one event: every segment that can handle it handles it. */
     private static void deliver(AbstractSagaManager<CountingSaga> manager, Object payload) {
+        deliver(manager, payload, FOUR);
+    }
+
+    private static void deliver(AbstractSagaManager<CountingSaga> manager, Object payload, List<Segment> segments) {
         EventMessage<?> event = GenericEventMessage.asEventMessage(payload);
         inUnitOfWork(() -> {
-            for (Segment segment : FOUR) {
+            for (Segment segment : segments) {
                 if (manager.canHandle(event, segment)) {
                     try {
                         manager.handle(event, segment);
