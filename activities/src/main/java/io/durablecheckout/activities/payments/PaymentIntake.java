@@ -101,17 +101,19 @@ public final class PaymentIntake implements AutoCloseable {
     }
 
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
-    // One statement per take (decision 140): a checkout's head row only (no earlier row of it queued or running),
-    // from the first tenant in this node's order (never served here first, then least recently served) that has one
-    // ready and is under its share here; locked rows skipped.
-    // The row is deleted as it is taken: the delete holds its lock through the call and commits with the call's
-    // outcome; a rollback puts the row back. Other sessions still see it (lease rule 2's "not passed" holds).
+    // Usually one statement per take (decision 140): tenants with rows are known from this node's own inserts and a
+    // look at the table at most once a poll interval; the claim reads one tenant's rows by its index (a checkout's head
+    // row only: no earlier row of it queued or running; locked rows skipped) and deletes the row it takes: the delete
+    // holds the lock through the call and commits with its outcome, a rollback puts the row back, and other sessions
+    // still see the row meanwhile (lease rule 2's "not passed" holds).
+    private static final String TENANTS_READY =
+            "SELECT DISTINCT tenant_id FROM payment_intake WHERE not_before <= now()";
     private static final String CLAIM = "DELETE FROM payment_intake WHERE id = (SELECT id"
-            + " FROM payment_intake i WHERE not_before <= now() AND tenant_id <> ALL (?)"
+            + " FROM payment_intake i WHERE tenant_id = ? AND not_before <= now()"
             + " AND NOT EXISTS (SELECT 1 FROM payment_intake e"
             + "   WHERE e.checkout_id = i.checkout_id AND e.sequence_number < i.sequence_number)"
-            + " AND id <> ALL (?) ORDER BY array_position(?, tenant_id) NULLS FIRST, rank, id"
-            + " LIMIT 1 FOR UPDATE SKIP LOCKED) RETURNING id, tenant_id, checkout_id, sequence_number, attempts";
+            + " AND id <> ALL (?) ORDER BY rank, id LIMIT 1 FOR UPDATE SKIP LOCKED)"
+            + " RETURNING id, tenant_id, checkout_id, sequence_number, attempts";
 
     private final JdbcTemplate jdbc;
     private final TransactionManager transactions;
@@ -131,6 +133,11 @@ public final class PaymentIntake implements AutoCloseable {
     private final AtomicLong served = new AtomicLong();
     /** Rows this node inserted that no drainer here has taken yet, as far as it knows: whether to look again. */
     private final AtomicLong pending = new AtomicLong();
+    /** Tenants that may have rows ready: queued for here, or found by the last look at the table. */
+    private final java.util.Set<String> withRows = ConcurrentHashMap.newKeySet();
+    /** Commits of batches that queued rows here: a tenant found empty is forgotten only if none came meanwhile. */
+    private final AtomicLong enqueued = new AtomicLong();
+    private final AtomicLong lookedAt = new AtomicLong();
     /** Drainers between the start and the end of a claim: each may take one of the pending rows. */
     private final AtomicInteger searching = new AtomicInteger();
     /** The intents this node queued, until a drainer here takes them: no read of the event store back. */
@@ -159,6 +166,7 @@ public final class PaymentIntake implements AutoCloseable {
         this.drainers = Math.max(1, drainers);
         this.perTenant = perTenantLimit(this.drainers);
         this.poll = poll;
+        this.lookedAt.set(System.nanoTime() - 2 * poll.toNanos()); // the first drain looks: rows of an earlier run
     }
 
     /**
@@ -209,19 +217,23 @@ public final class PaymentIntake implements AutoCloseable {
                         + " ON CONFLICT (checkout_id, sequence_number) DO NOTHING",
                 intent.tenantId() == null ? "" : intent.tenantId().value(), message.getAggregateIdentifier(),
                 message.getSequenceNumber(), rank(intent));
-        List<DomainEventMessage<?>> inserted = uow.root().getOrComputeResource(batchKey, k -> {
-            List<DomainEventMessage<?>> batch = new ArrayList<>();
+        Map<DomainEventMessage<?>, String> inserted = uow.root().getOrComputeResource(batchKey, k -> {
+            Map<DomainEventMessage<?>, String> batch = new java.util.LinkedHashMap<>();
             uow.root().afterCommit(u -> {
                 if (queuedHere.size() + batch.size() > QUEUED_HERE_MAX) {
                     queuedHere.clear(); // rows other nodes took leave entries behind: bounded, read back if missed
                 }
-                batch.forEach(m -> queuedHere.put(key(m.getAggregateIdentifier(), m.getSequenceNumber()), m));
+                batch.forEach((m, tenant) -> {
+                    queuedHere.put(key(m.getAggregateIdentifier(), m.getSequenceNumber()), m);
+                    withRows.add(tenant);
+                });
+                enqueued.incrementAndGet();
                 pending.addAndGet(batch.size());
                 wake(Math.min(drainers, batch.size()) - signals.availablePermits()); // wake-ups owed already count
             });
             return batch;
         });
-        inserted.add(message);
+        inserted.put(message, intent.tenantId() == null ? "" : intent.tenantId().value());
     }
 
     private static String key(String checkout, long sequenceNumber) {
@@ -300,14 +312,19 @@ public final class PaymentIntake implements AutoCloseable {
         if (dispatch == null) {
             return false;
         }
-        List<String> order = new ArrayList<>(lastServed.keySet());
+        long now = System.nanoTime();
+        long looked = lookedAt.get();
+        if (now - looked >= poll.toNanos() && lookedAt.compareAndSet(looked, now)) {
+            withRows.addAll(jdbc.queryForList(TENANTS_READY, String.class)); // rows other nodes queued, or retries due
+        }
+        List<String> order = new ArrayList<>(withRows);
+        if (order.isEmpty()) {
+            pending.set(0);
+            return false;
+        }
+        // never served here first, then the tenant served least recently
         order.sort(Comparator.comparingLong(t -> lastServed.getOrDefault(t, 0L)));
-        List<String> full = new ArrayList<>();
-        inFlight.forEach((tenant, calls) -> {
-            if (calls.get() >= perTenant) {
-                full.add(tenant);
-            }
-        });
+        java.util.concurrent.atomic.AtomicBoolean sawFull = new java.util.concurrent.atomic.AtomicBoolean();
         AtomicReference<Row> taken = new AtomicReference<>();
         AtomicReference<EventMessage<?>> intent = new AtomicReference<>();
         long pendingSeen = pending.get();
@@ -324,12 +341,12 @@ public final class PaymentIntake implements AutoCloseable {
                 Row row;
                 searching.incrementAndGet();
                 try {
-                    row = claim(order, full);
+                    row = claim(order, sawFull);
                 } finally {
                     searching.decrementAndGet();
                 }
                 if (row == null) {
-                    if (full.isEmpty()) {
+                    if (!sawFull.get()) {
                         pending.compareAndSet(pendingSeen, 0); // nothing to take: stop looking until told of new rows
                     } // else rows of a tenant at its share may wait: a drainer ending that tenant's call looks again
                     return;
@@ -380,38 +397,54 @@ public final class PaymentIntake implements AutoCloseable {
     }
 
     /**
-     * Takes the next row in one statement, its tenant's slot then: if a concurrent take filled the tenant's share
-     * meanwhile, or the row's failed call is still being recorded, the row is let go (the unit of work rolls back).
+     * Takes the next row from the first tenant in {@code order} under its share here (a slot of the share first: two
+     * drainers never both take the last one); a tenant found without a ready row is forgotten until rows are queued
+     * for it here or a look at the table finds some. A row whose failed call is still being recorded is let go.
      */
-    private Row claim(List<String> order, List<String> full) {
+    private Row claim(List<String> order, java.util.concurrent.atomic.AtomicBoolean sawFull) {
         Long[] skipped = failing.toArray(Long[]::new);
-        List<Row> rows = jdbc.query(con -> {
-            var statement = con.prepareStatement(CLAIM);
-            statement.setArray(1, con.createArrayOf("text", full.toArray()));
-            statement.setArray(2, con.createArrayOf("bigint", skipped));
-            statement.setArray(3, con.createArrayOf("text", order.toArray()));
-            return statement;
-        }, (rs, i) -> new Row(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getInt(5)));
-        if (rows.isEmpty()) {
-            return null;
+        for (String tenant : order) {
+            AtomicInteger calls = inFlight.computeIfAbsent(tenant, t -> new AtomicInteger());
+            if (calls.incrementAndGet() > perTenant) {
+                calls.decrementAndGet();
+                sawFull.set(true);
+                continue;
+            }
+            long enqueuedBefore = enqueued.get();
+            List<Row> rows;
+            try {
+                rows = jdbc.query(con -> {
+                    var statement = con.prepareStatement(CLAIM);
+                    statement.setString(1, tenant);
+                    statement.setArray(2, con.createArrayOf("bigint", skipped));
+                    return statement;
+                }, (rs, i) -> new Row(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getInt(5)));
+            } catch (RuntimeException e) {
+                calls.decrementAndGet();
+                throw e;
+            }
+            if (rows.isEmpty()) {
+                calls.decrementAndGet();
+                if (enqueued.get() == enqueuedBefore) {
+                    withRows.remove(tenant);
+                }
+                continue;
+            }
+            Row row = rows.get(0);
+            if (failing.contains(row.id())) {
+                // its failed call rolled back after this claim read the failing set: it waits for its failure's record
+                calls.decrementAndGet();
+                throw new ShareTaken();
+            }
+            return row;
         }
-        Row row = rows.get(0);
-        if (failing.contains(row.id())) {
-            // its failed call rolled back after this claim read the failing set: it waits for its failure's record
-            throw new ShareTaken();
-        }
-        AtomicInteger calls = inFlight.computeIfAbsent(row.tenant(), t -> new AtomicInteger());
-        if (calls.incrementAndGet() > perTenant) {
-            calls.decrementAndGet();
-            throw new ShareTaken();
-        }
-        return row;
+        return null;
     }
 
-    /** The claimed row is let go: its tenant's share was filled meanwhile, or its failure is being recorded. */
+    /** The claimed row is let go: its failed call is still being recorded. */
     private static final class ShareTaken extends RuntimeException {
         ShareTaken() {
-            super("the tenant's share was taken meanwhile", null, false, false);
+            super("the row's failure is being recorded", null, false, false);
         }
     }
 
