@@ -399,24 +399,21 @@ final class BenchDatabase implements AutoCloseable {
         }
     }
 
-    /** Committed transactions of this database so far (the statistics collector's view, refreshed). */
     /** Deadlocks PostgreSQL detected in this database so far (pg_stat_database). */
     long deadlocks() throws SQLException {
-        try (Connection c = connect(); Statement s = c.createStatement()) {
-            s.execute("SELECT pg_stat_clear_snapshot()");
-            try (ResultSet r = s.executeQuery(
-                    "SELECT deadlocks FROM pg_stat_database WHERE datname = current_database()")) {
-                r.next();
-                return r.getLong(1);
-            }
-        }
+        return databaseStatistic("deadlocks");
     }
 
+    /** Committed transactions of this database so far (the statistics collector's view, refreshed). */
     long committedTransactions() throws SQLException {
+        return databaseStatistic("xact_commit");
+    }
+
+    private long databaseStatistic(String column) throws SQLException {
         try (Connection c = connect(); Statement s = c.createStatement()) {
             s.execute("SELECT pg_stat_clear_snapshot()");
             try (ResultSet r = s.executeQuery(
-                    "SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")) {
+                    "SELECT " + column + " FROM pg_stat_database WHERE datname = current_database()")) {
                 r.next();
                 return r.getLong(1);
             }
