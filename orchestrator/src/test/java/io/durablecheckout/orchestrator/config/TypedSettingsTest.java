@@ -55,7 +55,7 @@ class TypedSettingsTest {
         assertThat(processing.processors().get("receipts"))
                 .isEqualTo(new EventProcessingConfiguration.ProcessingProperties.Processor(2, 8));
         assertThat(processing.processors().get("inventory"))
-                .isEqualTo(new EventProcessingConfiguration.ProcessingProperties.Processor(1, 16));
+                .isEqualTo(new EventProcessingConfiguration.ProcessingProperties.Processor(2, 16));
         assertThat(processing.readModelTick()).isEqualTo(Duration.ofMillis(250));
     }
 }
