@@ -111,18 +111,24 @@ public final class InvariantChecker {
                     SELECT r.operation_id FROM receipt_operations r WHERE r.status = 'SENT'
                       AND r.recipient <> '[erased]' -- erased personal data: recorded as done, nobody to send it to
                       AND NOT EXISTS (SELECT 1 FROM mail_sink_messages m WHERE m.idempotency_key = r.operation_id)""");
-            // an attempt that timed out may never have reached the provider (a process frozen past its own client
-            // timeout sends nothing): only such attempts, recorded as unknown, may exceed the calls received
-            check(v, "1 payment_operations.attempts exceeds the calls the provider received under that key only by attempts recorded as unknown", """
+            // An attempt may never have reached the provider: a timeout (a process frozen past its client's timeout
+            // sends nothing) is recorded as unknown, and a connection never made (its connect timer fired while the
+            // process was frozen, or nothing listened) as a failed attempt "not delivered". Only such attempts may
+            // exceed the calls received. The worker's report carries the operation id; it is stored whether or not
+            // the checkout then accepted it (a stale owner's report is rejected there, its attempt still counted).
+            check(v, "1 payment_operations.attempts exceeds the calls the provider received under that key only by attempts recorded as unknown or not delivered", """
                     SELECT p.operation_id, p.attempts, count(c.id) AS calls
                     FROM payment_operations p LEFT JOIN simulator_calls c ON c.idempotency_key = p.operation_id
                     GROUP BY p.operation_id, p.checkout_id, p.attempts
                     HAVING p.attempts > count(c.id) + (SELECT count(*) FROM domainevententry e
-                        WHERE e.aggregateidentifier = p.checkout_id
-                          AND e.payloadtype IN ('io.durablecheckout.api.activity.PaymentAuthorizationOutcomeUnknownEvent',
-                                                'io.durablecheckout.api.activity.PaymentCaptureOutcomeUnknownEvent')
-                          AND coalesce(convert_from(e.payload, 'UTF8')::jsonb -> 'operationId' ->> 'value',
-                                       convert_from(e.payload, 'UTF8')::jsonb ->> 'operationId') = p.operation_id)""");
+                        CROSS JOIN LATERAL (SELECT convert_from(e.payload, 'UTF8')::jsonb AS j) r
+                        WHERE e.payloadtype IN ('io.durablecheckout.api.activity.PaymentAuthorizationOutcomeUnknownEvent',
+                                                'io.durablecheckout.api.activity.PaymentCaptureOutcomeUnknownEvent',
+                                                'io.durablecheckout.api.activity.ActivityAttemptFailedEvent')
+                          AND coalesce(r.j -> 'operationId' ->> 'value', r.j ->> 'operationId') = p.operation_id
+                          AND (e.payloadtype NOT LIKE '%.ActivityAttemptFailedEvent'
+                               OR r.j ->> 'detail' LIKE 'connect timeout:%'
+                               OR r.j ->> 'detail' LIKE 'cannot connect to %'))""");
         }
         check(v, "1 a decided payment operation was called and recorded at least once", """
                 SELECT operation_id, status FROM payment_operations
