@@ -66,10 +66,30 @@ public final class PaymentIntake implements AutoCloseable {
          */
         boolean parkBehind(EventMessage<?> intent);
 
+        /**
+         * A SQL condition on an intake row's {@code checkout_id}, true if its checkout may have parked events: asked
+         * in the claim's own statement, so that {@link #parkBehind} (a query of its own) runs only for those. Null:
+         * {@link #parkBehind} is asked for every row.
+         */
+        default String parkedCondition() {
+            return null;
+        }
+
         /** A parking made of its two decisions (the application's dead-letter queue, which this module does not know). */
         static Parking of(java.util.function.BiPredicate<EventMessage<?>, Throwable> park,
                           java.util.function.Predicate<EventMessage<?>> behind) {
+            return of(park, behind, null);
+        }
+
+        /** @param parkedCondition see {@link #parkedCondition()} */
+        static Parking of(java.util.function.BiPredicate<EventMessage<?>, Throwable> park,
+                          java.util.function.Predicate<EventMessage<?>> behind, String parkedCondition) {
             return new Parking() {
+                @Override
+                public String parkedCondition() {
+                    return parkedCondition;
+                }
+
                 @Override
                 public boolean park(EventMessage<?> intent, Throwable failure) {
                     return park.test(intent, failure);
@@ -97,7 +117,7 @@ public final class PaymentIntake implements AutoCloseable {
     }
 
     /** A queued row. */
-    record Row(long id, String tenant, String checkout, long sequenceNumber, int attempts) {
+    record Row(long id, String tenant, String checkout, long sequenceNumber, int attempts, boolean mayBeParked) {
     }
 
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
@@ -105,7 +125,8 @@ public final class PaymentIntake implements AutoCloseable {
     // look at the table at most once a poll interval; the claim reads one tenant's rows by its index (a checkout's head
     // row only: no earlier row of it queued or running; locked rows skipped) and deletes the row it takes: the delete
     // holds the lock through the call and commits with its outcome, a rollback puts the row back, and other sessions
-    // still see the row meanwhile (lease rule 2's "not passed" holds).
+    // still see the row meanwhile (lease rule 2's "not passed" holds). Its answer also says whether the checkout may
+    // have parked events (the parking's condition), so the dead-letter queue is asked only then.
     private static final String TENANTS_READY =
             "SELECT DISTINCT tenant_id FROM payment_intake WHERE not_before <= now()";
     private static final String CLAIM = "DELETE FROM payment_intake WHERE id = (SELECT id"
@@ -113,7 +134,7 @@ public final class PaymentIntake implements AutoCloseable {
             + " AND NOT EXISTS (SELECT 1 FROM payment_intake e"
             + "   WHERE e.checkout_id = i.checkout_id AND e.sequence_number < i.sequence_number)"
             + " AND id <> ALL (?) ORDER BY rank, id LIMIT 1 FOR UPDATE SKIP LOCKED)"
-            + " RETURNING id, tenant_id, checkout_id, sequence_number, attempts";
+            + " RETURNING id, tenant_id, checkout_id, sequence_number, attempts, ";
 
     private final JdbcTemplate jdbc;
     private final TransactionManager transactions;
@@ -306,6 +327,19 @@ public final class PaymentIntake implements AutoCloseable {
         }
     }
 
+    /** The claim, with the parking's condition (whether the row's checkout may have parked events) in its answer. */
+    private String claimSql() {
+        String sql = claimSql;
+        if (sql == null) {
+            String condition = parking.get().parkedCondition();
+            sql = CLAIM + (condition == null ? "true" : "(" + condition + ")");
+            claimSql = sql;
+        }
+        return sql;
+    }
+
+    private volatile String claimSql;
+
     /** Takes one row, fairly across tenants, and runs its call; false if no row was ready. */
     boolean drainOne() {
         Consumer<EventMessage<?>> dispatch = work;
@@ -371,12 +405,13 @@ public final class PaymentIntake implements AutoCloseable {
                     DomainEventMessage<?> taking = message;
                     intent.set(taking);
                     CurrentUnitOfWork.get().transformMessage(m -> taking);
-                    if (!parking.get().parkBehind(taking)) {
+                    // the claim said whether its checkout may have parked events: only then is the queue asked
+                    if (!row.mayBeParked() || !parking.get().parkBehind(taking)) {
                         dispatch.accept(taking);
                     }
                 }
             });
-        } catch (ShareTaken e) {
+        } catch (LetGo e) {
             return false; // rolled back: the row's lock released, nothing called
         } catch (RuntimeException | Error e) {
             Row row = taken.get();
@@ -414,11 +449,12 @@ public final class PaymentIntake implements AutoCloseable {
             List<Row> rows;
             try {
                 rows = jdbc.query(con -> {
-                    var statement = con.prepareStatement(CLAIM);
+                    var statement = con.prepareStatement(claimSql());
                     statement.setString(1, tenant);
                     statement.setArray(2, con.createArrayOf("bigint", skipped));
                     return statement;
-                }, (rs, i) -> new Row(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getInt(5)));
+                }, (rs, i) -> new Row(rs.getLong(1), rs.getString(2), rs.getString(3), rs.getLong(4), rs.getInt(5),
+                        rs.getBoolean(6)));
             } catch (RuntimeException e) {
                 calls.decrementAndGet();
                 throw e;
@@ -434,7 +470,7 @@ public final class PaymentIntake implements AutoCloseable {
             if (failing.contains(row.id())) {
                 // its failed call rolled back after this claim read the failing set: it waits for its failure's record
                 calls.decrementAndGet();
-                throw new ShareTaken();
+                throw new LetGo();
             }
             return row;
         }
@@ -442,8 +478,8 @@ public final class PaymentIntake implements AutoCloseable {
     }
 
     /** The claimed row is let go: its failed call is still being recorded. */
-    private static final class ShareTaken extends RuntimeException {
-        ShareTaken() {
+    private static final class LetGo extends RuntimeException {
+        LetGo() {
             super("the row's failure is being recorded", null, false, false);
         }
     }

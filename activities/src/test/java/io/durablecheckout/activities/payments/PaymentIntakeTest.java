@@ -45,6 +45,9 @@ class PaymentIntakeTest extends PostgresTestSupport {
 
     private final Map<String, DomainEventMessage<?>> events = new ConcurrentHashMap<>();
     private final List<String> parked = new CopyOnWriteArrayList<>();
+    /** The rows whose checkout the dead-letter queue was asked about, and the claim's condition (null: every row). */
+    private final List<String> askedBehind = new CopyOnWriteArrayList<>();
+    private String parkedCondition;
     private PaymentIntake intake;
 
     @BeforeEach
@@ -79,7 +82,13 @@ class PaymentIntakeTest extends PostgresTestSupport {
                     }
 
                     @Override
+                    public String parkedCondition() {
+                        return parkedCondition;
+                    }
+
+                    @Override
                     public boolean parkBehind(EventMessage<?> intent) {
+                        askedBehind.add(name(intent));
                         String checkout = checkoutOf(intent);
                         if (parked.stream().noneMatch(p -> p.startsWith(checkout + "#"))) {
                             return false;
@@ -329,6 +338,25 @@ class PaymentIntakeTest extends PostgresTestSupport {
                 .containsExactly("bad#2", "bad#5");
         assertThat(done).containsExactly("flaky");
         assertThat(intake.queued()).as("every row gone, the failed call's write rolled back").isZero();
+    }
+
+    @Test
+    void the_dead_letter_queue_is_asked_only_for_rows_the_claim_found_may_be_parked() {
+        parkedCondition = "checkout_id LIKE 'bad%'"; // the claim's answer: only bad's checkout may have parked events
+        List<String> done = new CopyOnWriteArrayList<>();
+        intake(1, m -> {
+            if (name(m).equals("bad#2")) {
+                throw new IllegalStateException("poison: provider_reference is too long");
+            }
+            done.add(name(m));
+        }, List.of());
+        queue(List.of(event("t", "bad", 2), event("t", "bad", 5), event("t", "ok", 1), event("t", "ok", 3)));
+        intake.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> parked.contains("bad#5") && done.size() == 2);
+        assertThat(parked).as("the later intent still parks behind").containsExactly("bad#2", "bad#5");
+        assertThat(done).containsExactlyInAnyOrder("ok#1", "ok#3");
+        assertThat(askedBehind).as("no query of the queue for a row the claim cleared")
+                .containsExactlyInAnyOrder("bad#2", "bad#5");
     }
 
     @Test

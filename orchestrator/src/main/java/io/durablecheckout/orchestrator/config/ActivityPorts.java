@@ -77,7 +77,7 @@ class ActivityPorts {
     @Bean
     PaymentIntake.Parking paymentIntakeParking(ObjectProvider<org.axonframework.config.Configuration> axon) {
         IntakeParking parking = new IntakeParking(axon, PaymentsWorker.PROCESSING_GROUP);
-        return PaymentIntake.Parking.of(parking::park, parking::parkBehind);
+        return PaymentIntake.Parking.of(parking::park, parking::parkBehind, parking.parkedCondition());
     }
 
     /** The processing group whose workers handle {@code step}'s intents: the service the step names. */

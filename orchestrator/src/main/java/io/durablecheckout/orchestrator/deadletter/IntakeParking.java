@@ -22,6 +22,9 @@ public final class IntakeParking {
     /** @param processingGroup the payments processor, whose dead-letter queue parks them */
     public IntakeParking(ObjectProvider<Configuration> axon, String processingGroup) {
         this.axon = axon;
+        if (!processingGroup.matches("[A-Za-z0-9_.-]+")) {
+            throw new IllegalArgumentException("not a processing group name: " + processingGroup);
+        }
         this.processingGroup = processingGroup;
     }
 
@@ -50,6 +53,15 @@ public final class IntakeParking {
         return queue != null && intent instanceof DomainEventMessage<?> event
                 && queue.enqueueIfPresent(event.getAggregateIdentifier(),
                         () -> new GenericDeadLetter<>(event.getAggregateIdentifier(), intent));
+    }
+
+    /**
+     * Whether an intake row's checkout has events parked in this group's queue, as SQL asked in the intake's claim: a
+     * row without any costs no query of the queue (Axon's JDBC queue keys a string sequence by itself).
+     */
+    public String parkedCondition() {
+        return "EXISTS (SELECT 1 FROM deadletterentry d WHERE d.processinggroup = '" + processingGroup
+                + "' AND d.sequenceidentifier = checkout_id)";
     }
 
     private SequencedDeadLetterQueue<EventMessage<?>> queue() {

@@ -35,6 +35,9 @@ class PoisonEventIT extends IntegrationTestBase {
     @Autowired
     InventoryAdmin inventory;
 
+    @Autowired
+    io.durablecheckout.activities.payments.PaymentIntake.Parking intakeParking;
+
     @AfterEach
     void restoreTheBug() {
         faults.oversizedReferences(true);
@@ -67,6 +70,12 @@ class PoisonEventIT extends IntegrationTestBase {
         assertThat(parked.get("eventType").asText()).isEqualTo("PaymentAuthorizationRequestedEvent");
         assertThat(parked.get("cause").asText()).contains("PoisonInputException", "provider_reference is",
                 "at most 255");
+
+        // the intake's claim asks the queue in its own statement: true for the parked checkout only (a later intent
+        // of it parks behind; the others cost no query of the queue)
+        String parkedSql = "SELECT " + intakeParking.parkedCondition() + " FROM (SELECT ?::text AS checkout_id) r";
+        assertThat(jdbc.queryForObject(parkedSql, Boolean.class, poisoned)).isTrue();
+        assertThat(jdbc.queryForObject(parkedSql, Boolean.class, healthy.get(0))).isFalse();
 
         // shown as stuck, with the reason, on the checkout and in the waiting list
         JsonNode view = api.get("/api/v1/checkouts/" + poisoned).json();
