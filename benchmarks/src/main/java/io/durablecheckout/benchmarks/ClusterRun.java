@@ -39,9 +39,28 @@ final class ClusterRun {
         return lines;
     }
 
+    /**
+     * Each node's pool may grow to 24 + the payment calls in flight (56 as shipped): past the server's
+     * {@code max_connections} the last connections are refused, a node or the harness waits, and the run stalls.
+     */
+    private void requireConnections(int nodeCount) throws java.sql.SQLException {
+        int pool = options.appProperties().stream()
+                .filter(p -> p.startsWith("checkout.datasource.maximum-pool-size="))
+                .map(p -> Integer.parseInt(p.substring(p.indexOf('=') + 1))).findFirst().orElse(24 + 32);
+        long allowed = db.queryLong("SELECT setting::bigint FROM pg_settings WHERE name = 'max_connections'");
+        long needed = (long) nodeCount * pool + 10; // the harness, the simulator and an operator's psql
+        if (needed > allowed) {
+            throw new IllegalStateException("--cluster=" + nodeCount + ": the nodes may open " + nodeCount * pool
+                    + " connections (checkout.datasource.maximum-pool-size, 24 + checkout.payments.max-concurrent-calls"
+                    + " by default) and the server allows " + allowed + " (max_connections): raise max_connections to "
+                    + needed + " or pass --app-property=checkout.datasource.maximum-pool-size=N");
+        }
+    }
+
     private Map<String, Object> run(int nodeCount, int concurrency) throws Exception {
         String label = "cluster/" + nodeCount + " node(s)/C=" + concurrency;
         Report.Before before = Report.Before.take(options, label);
+        requireConnections(nodeCount);
         Double ceiling = CheckoutBenchmark.freshSchemaAndCeiling(db, options, label);
         long commitsBefore = db.committedTransactions();
         long deadlocksBefore = db.deadlocks();

@@ -26,6 +26,8 @@ final class CompletionWatcher implements AutoCloseable {
     private final BlockingStream<TrackedEventMessage<?>> stream;
     private final Thread thread;
     private volatile boolean stopped;
+    /** Why the watcher stopped watching: every checkout asked about afterwards fails with it instead of waiting. */
+    private volatile Exception failure;
 
     /**
      * For applications in other processes (the cluster run): polls the event table for completions every 20 ms. The
@@ -65,6 +67,7 @@ final class CompletionWatcher implements AutoCloseable {
             Thread.currentThread().interrupt();
         } catch (java.sql.SQLException e) {
             if (!stopped) {
+                failure = e;
                 completions.values().forEach(f -> f.completeExceptionally(e));
             }
         }
@@ -79,6 +82,10 @@ final class CompletionWatcher implements AutoCloseable {
 
     /** The nanoTime at which the checkout was seen completed; ask before submitting it. */
     CompletableFuture<Long> completionOf(String checkoutId) {
+        Exception failed = failure;
+        if (failed != null) {
+            return CompletableFuture.failedFuture(failed);
+        }
         return completions.computeIfAbsent(checkoutId, id -> new CompletableFuture<>());
     }
 
@@ -99,6 +106,7 @@ final class CompletionWatcher implements AutoCloseable {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
             if (!stopped) {
+                failure = e;
                 completions.values().forEach(f -> f.completeExceptionally(e));
                 throw e;
             }

@@ -36,6 +36,8 @@ public class PersonalDataVault implements PersonalData {
 
     private final JdbcTemplate jdbc;
     private final DataKeyStore keys;
+    /** Bound per transaction: the keys it already read or registered (see {@link #keysOfThisTransaction}). */
+    private final Object transactionKeys = new Object();
 
     public PersonalDataVault(DataSource dataSource, DataKeyStore keys) {
         this.jdbc = new JdbcTemplate(dataSource);
@@ -152,6 +154,8 @@ public class PersonalDataVault implements PersonalData {
      */
     @Override
     public boolean erase(String checkoutId, String erasedBy, String reason) {
+        java.util.Map<String, byte[]> known = keysOfThisTransaction();
+        if (known != null) known.remove(checkoutId);
         int erased = jdbc.update("UPDATE personal_data_keys SET data_key = NULL, erased_at = now(), erased_by = ?, "
                 + "reason = ? WHERE checkout_id = ? AND erased_at IS NULL", erasedBy, reason, checkoutId);
         if (erased == 0) {
@@ -198,10 +202,37 @@ public class PersonalDataVault implements PersonalData {
 
     /** The key; empty when the checkout was erased or never had one. The tombstone wins over a key file left behind. */
     private Optional<byte[]> key(String checkoutId) {
+        java.util.Map<String, byte[]> known = keysOfThisTransaction();
+        if (known != null && known.containsKey(checkoutId)) return Optional.of(known.get(checkoutId));
         Optional<Registration> registration = registration(checkoutId);
         if (registration.isEmpty() || registration.get().erased()) return Optional.empty();
-        if (registration.get().legacyKey() != null) return Optional.of(registration.get().legacyKey());
-        return keys.find(checkoutId);
+        Optional<byte[]> key = registration.get().legacyKey() != null ? Optional.of(registration.get().legacyKey())
+                : keys.find(checkoutId);
+        if (known != null) key.ifPresent(k -> known.put(checkoutId, k));
+        return key;
+    }
+
+    /**
+     * The keys this transaction already read or registered, by checkout; null outside a transaction Spring follows.
+     * A receipt's address is opened and then sealed again by the demo mail sink in one transaction: one look-up of
+     * the registration, not two. Gone when the transaction ends; an erasure in it removes the checkout's key.
+     */
+    private java.util.Map<String, byte[]> keysOfThisTransaction() {
+        if (!TransactionSynchronizationManager.isSynchronizationActive()) return null;
+        @SuppressWarnings("unchecked")
+        java.util.Map<String, byte[]> known =
+                (java.util.Map<String, byte[]>) TransactionSynchronizationManager.getResource(transactionKeys);
+        if (known == null) {
+            known = new java.util.HashMap<>();
+            TransactionSynchronizationManager.bindResource(transactionKeys, known);
+            TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+                @Override
+                public void afterCompletion(int status) {
+                    TransactionSynchronizationManager.unbindResourceIfPossible(transactionKeys);
+                }
+            });
+        }
+        return known;
     }
 
     /** Registers and reads in one statement: the new row (the INSERT's RETURNING), or the one already there. */
@@ -226,7 +257,11 @@ public class PersonalDataVault implements PersonalData {
     }
 
     private byte[] keyOrCreate(String checkoutId) {
-        return keyOf(register(checkoutId));
+        java.util.Map<String, byte[]> known = keysOfThisTransaction();
+        if (known != null && known.containsKey(checkoutId)) return known.get(checkoutId);
+        byte[] key = keyOf(register(checkoutId));
+        if (known != null) known.put(checkoutId, key);
+        return key;
     }
 
     private byte[] keyOf(Registered registration) {

@@ -35,6 +35,58 @@ class PersonalDataVaultTest extends PostgresTestSupport {
     }
 
     @Test
+    void aKeyOpenedInATransactionSealsAgainWithoutAnotherLookUp() {
+        String id = "chk-once";
+        PersonalDataVault.SealedCheckout sealed = vault.sealCheckout(id, "tok_approve", "ada@example.com", "canonical");
+        java.util.concurrent.atomic.AtomicInteger lookUps = new java.util.concurrent.atomic.AtomicInteger();
+        javax.sql.DataSource counting = countingStatementsOn("personal_data_keys", lookUps);
+        PersonalDataVault counted = new PersonalDataVault(counting, keys);
+        org.springframework.transaction.support.TransactionTemplate countedTx =
+                new org.springframework.transaction.support.TransactionTemplate(
+                        new org.springframework.jdbc.datasource.DataSourceTransactionManager(counting));
+        String copy = countedTx.execute(status -> {
+            // a receipt: the address opened, then sealed again by the mail sink for its own record
+            String address = counted.open(id, PersonalDataVault.EMAIL, sealed.customerEmail()).orElseThrow();
+            return counted.sealedCopy(id, PersonalDataVault.EMAIL, address).orElseThrow();
+        });
+        assertThat(lookUps).as("one look-up of the registration in the transaction").hasValue(1);
+        assertThat(vault.open(id, PersonalDataVault.EMAIL, copy)).contains("ada@example.com");
+
+        // the next transaction looks again (an erasure between the two must be seen), and erasing inside one drops it
+        countedTx.executeWithoutResult(status -> {
+            assertThat(counted.open(id, PersonalDataVault.EMAIL, sealed.customerEmail())).isPresent();
+            counted.erase(id, "operator:test", "request");
+            assertThatThrownBy(() -> counted.seal(id, PersonalDataVault.EMAIL, "ada@example.com"))
+                    .isInstanceOf(PersonalDataVault.ErasedException.class);
+        });
+        assertThat(lookUps).hasValueGreaterThan(2);
+    }
+
+    /** The test's database, counting the statements that name {@code table}. */
+    private static javax.sql.DataSource countingStatementsOn(String table,
+                                                            java.util.concurrent.atomic.AtomicInteger count) {
+        return (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(
+                PersonalDataVaultTest.class.getClassLoader(), new Class<?>[] {javax.sql.DataSource.class},
+                (proxy, method, args) -> {
+                    Object result = method.invoke(dataSource, args);
+                    if (!(result instanceof java.sql.Connection connection)) {
+                        return result;
+                    }
+                    return java.lang.reflect.Proxy.newProxyInstance(PersonalDataVaultTest.class.getClassLoader(),
+                            new Class<?>[] {java.sql.Connection.class}, (p, m, a) -> {
+                                if (m.getName().equals("prepareStatement") && String.valueOf(a[0]).contains(table)) {
+                                    count.incrementAndGet();
+                                }
+                                try {
+                                    return m.invoke(connection, a);
+                                } catch (java.lang.reflect.InvocationTargetException e) {
+                                    throw e.getCause();
+                                }
+                            });
+                });
+    }
+
+    @Test
     void aRegistrationIsNewOnceMakesNoKeyAndGoesWithItsTransaction() {
         String id = "chk-register";
         tx.executeWithoutResult(status -> {
