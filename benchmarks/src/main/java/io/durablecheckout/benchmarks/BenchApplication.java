@@ -18,6 +18,7 @@ import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -64,12 +65,33 @@ final class BenchApplication implements AutoCloseable {
      */
     static final LongAdder DELIVERIES = new LongAdder();
 
+    /**
+     * Per processor: the events its handlers got and the batches (units of work) they came in, so the harness prints
+     * how full a batch is (issue 48: per-batch work pays only if batches hold several checkouts' events).
+     */
+    static final java.util.concurrent.ConcurrentMap<String, LongAdder[]> BATCHES =
+            new java.util.concurrent.ConcurrentHashMap<>();
+
     private static ConfigurerModule countDeliveries() {
         return configurer -> configurer.eventProcessing(processing -> processing.registerDefaultHandlerInterceptor(
                 (config, name) -> (MessageHandlerInterceptor<EventMessage<?>>) (unitOfWork, chain) -> {
                     DELIVERIES.increment();
+                    LongAdder[] counts = BATCHES.computeIfAbsent(name, n -> new LongAdder[] {new LongAdder(),
+                            new LongAdder()});
+                    counts[0].increment();
+                    unitOfWork.root().getOrComputeResource("bench.batch-counted", k -> {
+                        counts[1].increment(); // once per batch: its first handled event
+                        return Boolean.TRUE;
+                    });
                     return chain.proceed();
                 }));
+    }
+
+    /** Events and batches so far, per processor. */
+    static Map<String, long[]> batches() {
+        Map<String, long[]> now = new java.util.TreeMap<>();
+        BATCHES.forEach((name, counts) -> now.put(name, new long[] {counts[0].sum(), counts[1].sum()}));
+        return now;
     }
 
     private final ConfigurableApplicationContext context;

@@ -40,6 +40,7 @@ final class WorkUnits {
     private final long clientAllocatedBefore;
     private final long loadGeneratorCpuBefore;
     private final long deliveriesBefore;
+    private final Map<String, long[]> batchesBefore;
     private final Map<Long, Long> simulatorPgBefore;
     private final CpuWindow cpu;
 
@@ -58,6 +59,7 @@ final class WorkUnits {
             db.resetStatementStatistics();
         }
         this.deliveriesBefore = BenchApplication.DELIVERIES.sum();
+        this.batchesBefore = BenchApplication.batches();
         this.simulatorPgBefore = simulator == null ? Map.of() : simulatorBackendTicks();
         this.allocatedBefore = allocatedBytes();
         this.threadCpuBefore = threadCpu(null);
@@ -65,6 +67,21 @@ final class WorkUnits {
         this.loadGeneratorCpuBefore = loadGeneratorCpuNanos(http);
         this.cpu = CpuWindow.start(() -> Stream.of(ProcessHandle.current()), db,
                 simulator == null ? Stream::empty : () -> simulator.processes());
+    }
+
+    /** Per processor: events per batch (its fill) and batches per checkout, over the window. */
+    private Map<String, Object> batchFill(double checkouts) {
+        Map<String, Object> fill = new java.util.TreeMap<>();
+        BenchApplication.batches().forEach((name, now) -> {
+            long[] before = batchesBefore.getOrDefault(name, new long[2]);
+            long events = now[0] - before[0];
+            long batches = now[1] - before[1];
+            if (batches > 0) {
+                fill.put(name, Map.of("events_per_batch", Report.round((double) events / batches, 2),
+                        "batches_per_checkout", Report.round(batches / checkouts, 2)));
+            }
+        });
+        return fill;
     }
 
     static WorkUnits start(BenchDatabase db, BenchApplication app, SimulatorProcess simulator, boolean http)
@@ -121,6 +138,7 @@ final class WorkUnits {
             line.put("transactions_per_checkout", Report.round(transactions / n, 2));
         }
         line.put("event_deliveries_per_checkout", Report.round(deliveries / n, 2));
+        line.put("batch_fill", batchFill(n));
         line.put("allocated_mb_per_checkout", Report.round(allocated / n / (1024.0 * 1024.0), 3));
         double tick = 1000.0 / Resources.CLOCK_TICKS_PER_SECOND;
         double loadGeneratorMs = loadGeneratorNanos / 1e6;

@@ -6,7 +6,6 @@ import org.axonframework.eventhandling.StreamingEventProcessor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.context.SmartLifecycle;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.RowCallbackHandler;
 import org.springframework.stereotype.Component;
@@ -15,9 +14,6 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Shares each processor's segments between the nodes that run it. Axon's pooled processor claims every free segment
@@ -41,47 +37,33 @@ import java.util.concurrent.TimeUnit;
  */
 @Component
 @ConditionalOnProperty(name = "checkout.processing.balance", havingValue = "true", matchIfMissing = true)
-class SegmentBalancer implements SmartLifecycle {
+class SegmentBalancer extends PeriodicTask {
 
     private static final Logger log = LoggerFactory.getLogger(SegmentBalancer.class);
 
     private final JdbcTemplate jdbc;
     private final EventProcessingConfiguration processing;
     private final String node;
-    private final Duration interval;
     private final Duration liveWindow;
     private final String sessionName;
     private final Map<String, ReleaseBackoff> releases = new HashMap<>();
-    private ScheduledExecutorService executor;
 
     public SegmentBalancer(JdbcTemplate jdbc, EventProcessingConfiguration processing, ClusterProperties cluster,
                            NodeSession session) {
+        super("segment-balancer", cluster.balanceInterval());
         this.jdbc = jdbc;
         this.processing = processing;
         this.node = cluster.nodeId();
         this.sessionName = session.applicationName();
-        this.interval = cluster.balanceInterval();
+        Duration interval = cluster.balanceInterval();
         Duration claimTimeout = cluster.claimTimeout();
         // a member counts while it refreshed within the claim timeout (its claims would be stolen after that anyway)
         this.liveWindow = claimTimeout.compareTo(interval.multipliedBy(3)) > 0 ? claimTimeout : interval.multipliedBy(3);
     }
 
     @Override
-    public void start() {
-        executor = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "segment-balancer");
-            t.setDaemon(true);
-            return t;
-        });
-        executor.scheduleWithFixedDelay(this::balanceQuietly, interval.toMillis(), interval.toMillis(),
-                TimeUnit.MILLISECONDS);
-    }
-
-    @Override
     public void stop() {
-        if (executor != null) {
-            executor.shutdownNow();
-        }
+        super.stop();
         // leave at once rather than after the live window: the others rebalance without waiting for us
         try {
             jdbc.update("DELETE FROM cluster_members WHERE node_id = ?", node);
@@ -91,21 +73,8 @@ class SegmentBalancer implements SmartLifecycle {
     }
 
     @Override
-    public boolean isRunning() {
-        return executor != null && !executor.isShutdown();
-    }
-
-    @Override
-    public int getPhase() {
-        return Integer.MAX_VALUE - 100; // after the processors started, stopped before them
-    }
-
-    private void balanceQuietly() {
-        try {
-            balance();
-        } catch (RuntimeException e) {
-            log.warn("segment balancing skipped this round: {}", e.toString());
-        }
+    void runOnce() {
+        balance();
     }
 
     void balance() {

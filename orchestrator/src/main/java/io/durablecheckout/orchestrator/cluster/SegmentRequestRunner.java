@@ -8,18 +8,14 @@ import org.axonframework.modelling.saga.repository.SagaStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.context.SmartLifecycle;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Component;
 
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -33,7 +29,7 @@ import java.util.concurrent.TimeoutException;
  * split or merge of the saga's segments this node's saga cache is emptied: its sagas are now another segment's too.
  */
 @Component
-public class SegmentRequestRunner implements SmartLifecycle {
+public class SegmentRequestRunner extends PeriodicTask {
 
     static final int ATTEMPTS = 5;
     private static final Logger log = LoggerFactory.getLogger(SegmentRequestRunner.class);
@@ -43,55 +39,18 @@ public class SegmentRequestRunner implements SmartLifecycle {
     private final EventProcessingConfiguration processing;
     private final ObjectProvider<SagaStore<Object>> sagaStore;
     private final String node;
-    private final Duration interval;
-    private ScheduledExecutorService executor;
 
     public SegmentRequestRunner(SegmentRequests requests, JdbcTemplate jdbc, EventProcessingConfiguration processing,
                                 ObjectProvider<SagaStore<Object>> sagaStore, ClusterProperties cluster) {
+        super("segment-requests", cluster.balanceInterval());
         this.requests = requests;
         this.jdbc = jdbc;
         this.processing = processing;
         this.sagaStore = sagaStore;
         this.node = cluster.nodeId();
-        this.interval = cluster.balanceInterval();
     }
 
     @Override
-    public void start() {
-        executor = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "segment-requests");
-            t.setDaemon(true);
-            return t;
-        });
-        executor.scheduleWithFixedDelay(this::runQuietly, interval.toMillis(), interval.toMillis(),
-                TimeUnit.MILLISECONDS);
-    }
-
-    @Override
-    public void stop() {
-        if (executor != null) {
-            executor.shutdownNow();
-        }
-    }
-
-    @Override
-    public boolean isRunning() {
-        return executor != null && !executor.isShutdown();
-    }
-
-    @Override
-    public int getPhase() {
-        return Integer.MAX_VALUE - 100; // after the processors started, stopped before them
-    }
-
-    private void runQuietly() {
-        try {
-            runOnce();
-        } catch (RuntimeException e) {
-            log.warn("segment requests skipped this round: {}", e.toString());
-        }
-    }
-
     void runOnce() {
         for (SegmentRequests.Request r : requests.pending()) {
             Optional<StreamingEventProcessor> found = processing.eventProcessor(r.processor())
@@ -132,7 +91,7 @@ public class SegmentRequestRunner implements SmartLifecycle {
         if (sibling != null && !holder && node.equals(owners.get(sibling))) {
             // the holder of the segment claims its sibling while it is free; Axon keeps this node from reclaiming it
             log.info("releasing segment {} of {} for the merge of request {}", sibling, r.processor(), r.id());
-            processor.releaseSegment(sibling, interval.toMillis() * 3, TimeUnit.MILLISECONDS);
+            processor.releaseSegment(sibling, interval().toMillis() * 3, TimeUnit.MILLISECONDS);
             return;
         }
         if (!holder || (sibling != null && owners.get(sibling) != null && !node.equals(owners.get(sibling)))) {
