@@ -360,6 +360,30 @@ class PaymentIntakeTest extends PostgresTestSupport {
     }
 
     @Test
+    void a_batch_queues_its_intents_in_one_statement_as_it_commits() {
+        AtomicInteger inserts = new AtomicInteger();
+        javax.sql.DataSource counting = io.durablecheckout.activities.CountingDataSource.counting(dataSource,
+                "INSERT INTO payment_intake", inserts);
+        var transactions = new SpringTransactionManager(
+                new org.springframework.jdbc.datasource.DataSourceTransactionManager(counting));
+        intake = new PaymentIntake(new org.springframework.jdbc.core.JdbcTemplate(counting), transactions, List::of,
+                (checkout, seq) -> events.get(checkout + "#" + seq), () -> PaymentIntake.Parking.NONE, 1,
+                Duration.ofMillis(100));
+        intake.drainInto(m -> { });
+        BatchingUnitOfWork<EventMessage<?>> batch = new BatchingUnitOfWork<>(List.of(event("t", "a", 1),
+                event("t", "b", 1), event("u", "c", 4)));
+        batch.attachTransaction(transactions);
+        batch.executeWithResult(() -> {
+            intake.enqueue((PaymentAuthorizationRequestedEvent) CurrentUnitOfWork.get().getMessage().getPayload());
+            assertThat(intake.queued()).as("nothing inserted before the batch commits").isZero();
+            return null;
+        });
+        assertThat(inserts).as("one insert for the batch's three intents").hasValue(1);
+        assertThat(jdbc.queryForList("SELECT checkout_id || '#' || sequence_number || '@' || tenant_id"
+                + " FROM payment_intake ORDER BY checkout_id", String.class)).containsExactly("a#1@t", "b#1@t", "c#4@u");
+    }
+
+    @Test
     void outside_a_processors_batch_nothing_is_queued() {
         intake(1, m -> { }, List.of());
         assertThat(intake.accepts()).as("no unit of work").isFalse();

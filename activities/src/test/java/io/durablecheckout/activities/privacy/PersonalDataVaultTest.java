@@ -39,7 +39,8 @@ class PersonalDataVaultTest extends PostgresTestSupport {
         String id = "chk-once";
         PersonalDataVault.SealedCheckout sealed = vault.sealCheckout(id, "tok_approve", "ada@example.com", "canonical");
         java.util.concurrent.atomic.AtomicInteger lookUps = new java.util.concurrent.atomic.AtomicInteger();
-        javax.sql.DataSource counting = countingStatementsOn("personal_data_keys", lookUps);
+        javax.sql.DataSource counting = io.durablecheckout.activities.CountingDataSource.counting(dataSource,
+                "personal_data_keys", lookUps);
         PersonalDataVault counted = new PersonalDataVault(counting, keys);
         org.springframework.transaction.support.TransactionTemplate countedTx =
                 new org.springframework.transaction.support.TransactionTemplate(
@@ -60,30 +61,6 @@ class PersonalDataVaultTest extends PostgresTestSupport {
                     .isInstanceOf(PersonalDataVault.ErasedException.class);
         });
         assertThat(lookUps).hasValueGreaterThan(2);
-    }
-
-    /** The test's database, counting the statements that name {@code table}. */
-    private static javax.sql.DataSource countingStatementsOn(String table,
-                                                            java.util.concurrent.atomic.AtomicInteger count) {
-        return (javax.sql.DataSource) java.lang.reflect.Proxy.newProxyInstance(
-                PersonalDataVaultTest.class.getClassLoader(), new Class<?>[] {javax.sql.DataSource.class},
-                (proxy, method, args) -> {
-                    Object result = method.invoke(dataSource, args);
-                    if (!(result instanceof java.sql.Connection connection)) {
-                        return result;
-                    }
-                    return java.lang.reflect.Proxy.newProxyInstance(PersonalDataVaultTest.class.getClassLoader(),
-                            new Class<?>[] {java.sql.Connection.class}, (p, m, a) -> {
-                                if (m.getName().equals("prepareStatement") && String.valueOf(a[0]).contains(table)) {
-                                    count.incrementAndGet();
-                                }
-                                try {
-                                    return m.invoke(connection, a);
-                                } catch (java.lang.reflect.InvocationTargetException e) {
-                                    throw e.getCause();
-                                }
-                            });
-                });
     }
 
     @Test
