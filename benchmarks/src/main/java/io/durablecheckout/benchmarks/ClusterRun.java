@@ -44,9 +44,8 @@ final class ClusterRun {
      * {@code max_connections} the last connections are refused, a node or the harness waits, and the run stalls.
      */
     private void requireConnections(int nodeCount) throws java.sql.SQLException {
-        int pool = options.appProperties().stream()
-                .filter(p -> p.startsWith("checkout.datasource.maximum-pool-size="))
-                .map(p -> Integer.parseInt(p.substring(p.indexOf('=') + 1))).findFirst().orElse(24 + 32);
+        int pool = appProperty("checkout.datasource.maximum-pool-size")
+                .orElse(24 + appProperty("checkout.payments.max-concurrent-calls").orElse(32));
         long allowed = db.queryLong("SELECT setting::bigint FROM pg_settings WHERE name = 'max_connections'");
         long needed = (long) nodeCount * pool + 10; // the harness, the simulator and an operator's psql
         if (needed > allowed) {
@@ -55,6 +54,12 @@ final class ClusterRun {
                     + " by default) and the server allows " + allowed + " (max_connections): raise max_connections to "
                     + needed + " or pass --app-property=checkout.datasource.maximum-pool-size=N");
         }
+    }
+
+    /** A whole-number {@code --app-property} given for every node, if any. */
+    private java.util.Optional<Integer> appProperty(String name) {
+        return options.appProperties().stream().filter(p -> p.startsWith(name + "="))
+                .map(p -> Integer.parseInt(p.substring(name.length() + 1).trim())).findFirst();
     }
 
     private Map<String, Object> run(int nodeCount, int concurrency) throws Exception {
